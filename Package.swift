@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way:
+//   Cassowary (pure solver) ← LayoutEngine → LayoutModel → JSON
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON      (routes, no sockets)
+//   EventHTTP → CLibevent                            (libevent wrapper, no layout code)
+//   layoutd → LayoutAPI + EventHTTP; layout-bench → LayoutEngine
+let package = Package(
+    name: "layoutd",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "layoutd", targets: ["layoutd"]),
+        .executable(name: "layout-bench", targets: ["layout-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .target(name: "Cassowary"),
+        .target(name: "JSON"),
+        .target(name: "LayoutModel", dependencies: ["JSON"]),
+        .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
+        .target(name: "EventHTTP", dependencies: ["CLibevent"]),
+        .executableTarget(name: "layoutd", dependencies: [
+            "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "layout-bench", dependencies: [
+            "Cassowary", "LayoutEngine", "LayoutModel", "JSON",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "CassowaryTests", dependencies: ["Cassowary"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON"]),
+        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "JSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,68 @@
+// Which values are not uniquely determined.
+
+/// A direction in which the solution can move without changing the error at any level and
+/// without violating a required constraint: the rate of change of each external variable.
+public struct FreeDirection: Equatable, Sendable {
+    /// (variable, rate), ascending by variable; rates are non-zero.
+    public var rates: [(Variable, Double)]
+    public static func == (a: FreeDirection, b: FreeDirection) -> Bool {
+        a.rates.count == b.rates.count && zip(a.rates, b.rates).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+    public func rate(_ v: Variable) -> Double {
+        var lo = 0, hi = rates.count - 1
+        while lo <= hi {
+            let mid = (lo + hi) >> 1
+            if rates[mid].0 < v { lo = mid + 1 } else if v < rates[mid].0 { hi = mid - 1 } else { return rates[mid].1 }
+        }
+        return 0
+    }
+}
+
+extension Solver {
+    /// The directions along which another optimal solution exists: each non-basic symbol with a
+    /// zero reduced cost at every level that can move (an external one either way, a slack or
+    /// error upwards) without a degenerate restricted row blocking it. A variable is ambiguous when
+    /// some direction moves it; for frames, a combination (x relative to the parent) is ambiguous
+    /// when the direction moves it.
+    ///
+    /// Single-symbol directions are checked; a move that needs several non-basic symbols together
+    /// to escape degenerate rows is not found (documented limitation).
+    public func freeDirections() -> [FreeDirection] {
+        var out: [FreeDirection] = []
+        for s in kinds.indices where !isBasic[s] {
+            let kind = kinds[s]
+            if kind == .dummy { continue }
+            let sym = Int32(s)
+            if lexSign(sym) != 0 { continue }
+            if kind != .external && owner[s] < 0 { continue }
+            let upBlocked = isBlocked(sym, direction: 1)
+            let downBlocked = kind == .external ? isBlocked(sym, direction: -1) : true
+            if upBlocked && downBlocked { continue }
+            var rates: [(Variable, Double)] = []
+            if kind == .external { rates.append((Variable(sym), 1)) }
+            for b in columns[s] where kinds[Int(b)] == .external {
+                rates.append((Variable(b), rows[Int(b)].coefficient(sym)))
+            }
+            if rates.isEmpty { continue }
+            rates.sort { $0.0 < $1.0 }
+            out.append(FreeDirection(rates: rates))
+        }
+        return out
+    }
+
+    /// True when moving `s` in `direction` would immediately make a restricted basic row negative
+    /// (or move a basic dummy).
+    func isBlocked(_ s: Int32, direction: Double) -> Bool {
+        for b in columns[Int(s)] {
+            let bi = Int(b)
+            switch kinds[bi] {
+            case .external: continue
+            case .dummy: return true
+            case .slack, .error:
+                let c = rows[bi].coefficient(s) * direction
+                if c < 0 && rows[bi].constant < 1e-9 { return true }
+            }
+        }
+        return false
+    }
+}

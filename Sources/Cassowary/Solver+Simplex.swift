@@ -1,0 +1,338 @@
+// Adding rows (choosing a subject, the artificial-variable phase), the primal simplex over the
+// lexicographic objective, the dual simplex for constant changes, and removal.
+
+extension Solver {
+    mutating func insertOptional(_ record: inout ConstraintRecord, id: ConstraintID) {
+        var row = createRow(&record, id: id)
+        if let subject = chooseSubject(row, record) {
+            row.solve(for: subject)
+            substitute(subject, row)
+            installRow(subject, row)
+        } else {
+            // An optional row always has an error symbol to take as subject; this is defensive.
+            _ = addWithArtificialVariable(row)
+        }
+    }
+
+    /// Inserts a required constraint's row.
+    /// - Returns: failure with the conflicting required constraints when it cannot hold; the
+    ///   tableau then holds exactly the previous constraints (and with `.reject`, is exactly the
+    ///   previous value).
+    mutating func insertRequired(_ record: inout ConstraintRecord, id: ConstraintID,
+                                 policy: ConflictPolicy) -> Result<Void, ConflictList> {
+        let mark = kinds.count
+        var row = createRow(&record, id: id)
+        if let subject = chooseSubject(row, record) {
+            row.solve(for: subject)
+            substitute(subject, row)
+            installRow(subject, row)
+            return .success(())
+        }
+        if row.symbols.allSatisfy({ kinds[Int($0)] == .dummy }) {
+            if abs(row.constant) < Row.epsilon {
+                // Redundant with required equalities already in place: keep the marker basic so
+                // that removal and constant changes still find it.
+                row.solve(for: record.marker)
+                substitute(record.marker, row)
+                installRow(record.marker, row)
+                return .success(())
+            }
+            // Only required equalities' markers remain: they are the conflict.
+            let conflicts = requiredOwners(of: row.symbols, excluding: id)
+            truncateSymbols(to: mark)
+            return .failure(ConflictList(conflicts))
+        }
+        var saved: Solver? = nil
+        if policy == .reject {
+            // The artificial phase pivots; keep the exact previous state to roll back to. The
+            // copy is O(1) until written (copy-on-write), and this path is rare: it is taken only
+            // by rows with no external variable left after substitution.
+            truncateSymbols(to: mark)
+            saved = self
+            row = createRow(&record, id: id)
+        }
+        let (ok, conflicts) = addWithArtificialVariable(row, excluding: id)
+        if ok { return .success(()) }
+        if let saved { self = saved }
+        return .failure(ConflictList(conflicts))
+    }
+
+    /// Markowitz-style choice: among the row's external symbols, the one with the shortest column
+    /// (least fill-in when it is substituted away); ties go to the lowest symbol number. Without
+    /// one, the marker or the other error when pivotable with a negative coefficient.
+    func chooseSubject(_ row: Row, _ record: ConstraintRecord) -> Int32? {
+        var best: Int32 = -1
+        var bestCost = Int.max
+        for s in row.symbols where kinds[Int(s)] == .external {
+            let cost = columns[Int(s)].count
+            if cost < bestCost {
+                best = s
+                bestCost = cost
+                if cost == 0 { break }
+            }
+        }
+        if best >= 0 { return best }
+        if kinds[Int(record.marker)].isPivotable && row.coefficient(record.marker) < 0 { return record.marker }
+        if record.other >= 0 && kinds[Int(record.other)].isPivotable && row.coefficient(record.other) < 0 {
+            return record.other
+        }
+        return nil
+    }
+
+    /// The artificial-variable phase: the row enters as `art = row`, `art` is minimised at a level
+    /// above all others; the constraint holds iff the minimum is 0. On failure the row is dropped
+    /// (the tableau holds the previous constraints) and the conflict is read off the artificial
+    /// objective: the required constraints whose markers carry a non-zero reduced cost there.
+    mutating func addWithArtificialVariable(_ row: Row, excluding id: ConstraintID? = nil) -> (Bool, [ConstraintID]) {
+        let art = newSymbol(.slack)
+        installRow(art, row)
+        levelKeys.insert(.infinity, at: 0)
+        objectives.insert(row, at: 0)
+        for s in row.symbols { markCandidate(s) }
+        optimize()
+        let artificialObjective = objectives.removeFirst()
+        levelKeys.removeFirst()
+        let success = !isBasic[Int(art)] || abs(rows[Int(art)].constant) < 1e-8
+        if !success {
+            let conflicts = requiredOwners(of: artificialObjective.symbols, excluding: id)
+            _ = takeRow(art)
+            return (false, conflicts)
+        }
+        if isBasic[Int(art)] {
+            var r = takeRow(art)
+            if !r.isEmpty {
+                // art is 0: swap it for a pivotable symbol of its row, else (a redundant equality)
+                // for a dummy, so that the row's information stays in the tableau.
+                let entering = r.symbols.first { kinds[Int($0)].isPivotable } ?? r.symbols[0]
+                r.solve(art, for: entering)
+                substitute(entering, r)
+                installRow(entering, r)
+                statistics.pivots += 1
+            }
+        }
+        var column: [Int32] = []
+        swap(&column, &columns[Int(art)])
+        for b in column { rows[Int(b)].remove(art) }
+        for k in objectives.indices { objectives[k].remove(art) }
+        return (true, [])
+    }
+
+    /// Sign of the reduced-cost vector of `s`: the first level where it is not zero decides.
+    @inline(__always)
+    func lexSign(_ s: Int32) -> Int {
+        for k in objectives.indices {
+            let c = objectives[k].coefficient(s)
+            if c < -Row.epsilon { return -1 }
+            if c > Row.epsilon { return 1 }
+        }
+        return 0
+    }
+
+    /// Bland's rule: the lowest-numbered pivotable symbol with a negative reduced cost. It cannot
+    /// cycle on degenerate systems, and layouts rarely need many pivots per operation.
+    mutating func pickEntering() -> Int32? {
+        var best: Int32 = -1
+        var i = 0
+        while i < candidates.count {
+            let s = candidates[i]
+            let si = Int(s)
+            if isBasic[si] || !kinds[si].isPivotable || lexSign(s) >= 0 {
+                isCandidate[si] = false
+                candidates.swapAt(i, candidates.count - 1)
+                candidates.removeLast()
+                continue
+            }
+            if best < 0 || s < best { best = s }
+            i += 1
+        }
+        return best >= 0 ? best : nil
+    }
+
+    /// The primal simplex: minimises the objective levels lexicographically.
+    mutating func optimize() {
+        while let entering = pickEntering() {
+            var leaving: Int32 = -1
+            var best = Double.infinity
+            for b in columns[Int(entering)] {
+                let bi = Int(b)
+                let kind = kinds[bi]
+                guard kind.isRestricted else { continue }
+                let c = rows[bi].coefficient(entering)
+                // A basic dummy (a redundant required equality) must stay exactly 0: it blocks
+                // the entering symbol in either direction.
+                if c < 0 || (kind == .dummy && c != 0) {
+                    let r = abs(rows[bi].constant / c)
+                    if r < best { best = r; leaving = b }
+                }
+            }
+            if leaving < 0 {
+                // Every level is a sum of non-negative errors, so no direction is unbounded in
+                // exact arithmetic; a float-noise direction is dropped instead of thrown.
+                isCandidate[Int(entering)] = false
+                candidates.removeAll { $0 == entering }
+                continue
+            }
+            pivot(entering, leaving)
+        }
+    }
+
+    mutating func pivot(_ entering: Int32, _ leaving: Int32) {
+        var row = takeRow(leaving)
+        row.solve(leaving, for: entering)
+        substitute(entering, row)
+        installRow(entering, row)
+        statistics.pivots += 1
+    }
+
+    /// The dual simplex: restores feasibility after constants changed, keeping optimality.
+    /// - Returns: nil on success, else the basic symbol of a row that cannot be made feasible.
+    mutating func dualOptimize() -> Int32? {
+        while let leaving = infeasible.popLast() {
+            let li = Int(leaving)
+            guard isBasic[li], kinds[li].isRestricted, rows[li].constant < -Row.epsilon else { continue }
+            var entering: Int32 = -1
+            var enteringCoefficient = 0.0
+            let row = rows[li]
+            for j in row.symbols.indices {
+                let s = row.symbols[j]
+                let c = row.coefficients[j]
+                guard c > Row.epsilon, kinds[Int(s)].isPivotable else { continue }
+                if entering < 0 || ratioLess(s, c, entering, enteringCoefficient) {
+                    entering = s
+                    enteringCoefficient = c
+                }
+            }
+            if entering < 0 {
+                infeasible.removeAll()
+                return leaving
+            }
+            pivot(entering, leaving)
+        }
+        return nil
+    }
+
+    mutating func collectInfeasibleRows() {
+        infeasible.removeAll(keepingCapacity: true)
+        for i in isBasic.indices where isBasic[i] && kinds[i].isRestricted && kinds[i] != .dummy {
+            if rows[i].constant < -Row.epsilon { infeasible.append(Int32(i)) }
+        }
+    }
+
+    /// Lexicographic comparison of reduced-cost ratios d(a)/ca < d(b)/cb; ties by symbol number.
+    func ratioLess(_ a: Int32, _ ca: Double, _ b: Int32, _ cb: Double) -> Bool {
+        for k in objectives.indices {
+            let ra = objectives[k].coefficient(a) / ca
+            let rb = objectives[k].coefficient(b) / cb
+            if ra < rb { return true }
+            if ra > rb { return false }
+        }
+        return a < b
+    }
+
+    /// Applies a change of `delta` to the constraint's expression constant: the marker is renamed
+    /// `marker_old = marker_new + shift`, which moves the constant of every row holding it.
+    /// - Returns: a basic dummy (a redundant required equality) that became non-zero, if any.
+    mutating func shiftMarker(_ record: ConstraintRecord, by delta: Double) -> Int32? {
+        let shift = record.rowScale * delta / record.markerCoefficient
+        let m = Int(record.marker)
+        var inconsistent: Int32? = nil
+        infeasible.removeAll(keepingCapacity: true)
+        if isBasic[m] {
+            rows[m].constant -= shift
+            if !checkRestricted(record.marker) { inconsistent = record.marker }
+        } else {
+            for b in columns[m] {
+                let bi = Int(b)
+                rows[bi].constant += rows[bi].coefficient(record.marker) * shift
+                if !checkRestricted(b) && inconsistent == nil { inconsistent = b }
+            }
+        }
+        return inconsistent
+    }
+
+    @inline(__always)
+    mutating func checkRestricted(_ b: Int32) -> Bool {
+        let bi = Int(b)
+        switch kinds[bi] {
+        case .external: return true
+        case .dummy: return abs(rows[bi].constant) < 1e-8
+        case .slack, .error:
+            if rows[bi].constant < -Row.epsilon { infeasible.append(b) }
+            return true
+        }
+    }
+
+    /// Removes a constraint's errors from its objective level and its row from the tableau.
+    mutating func removeEffects(_ record: ConstraintRecord) {
+        if let level = record.level {
+            for e in [record.marker, record.other] where e >= 0 && kinds[Int(e)] == .error {
+                addToObjective(e, -1, level: level)
+            }
+        }
+        let m = record.marker
+        if isBasic[Int(m)] {
+            _ = takeRow(m)
+        } else if let leaving = markerLeavingRow(m) {
+            var row = takeRow(leaving)
+            row.solve(leaving, for: m)
+            substitute(m, row)
+            statistics.pivots += 1
+        }
+        if record.other >= 0 && isBasic[Int(record.other)] { _ = takeRow(record.other) }
+        for k in objectives.indices {
+            objectives[k].remove(m)
+            if record.other >= 0 { objectives[k].remove(record.other) }
+        }
+    }
+
+    /// The row to pivot a marker into before dropping it: the restricted row that stays feasible
+    /// (least ratio), else an unrestricted one. Ties by symbol number.
+    ///
+    /// A basic dummy row (a redundant required equality, only dummies in it) comes first: the
+    /// marker then leaves with value 0, nothing moves, and dummy rows keep holding only dummies,
+    /// which is what keeps them at exactly 0 through later pivots.
+    func markerLeavingRow(_ m: Int32) -> Int32? {
+        var r1 = Double.infinity, r2 = Double.infinity
+        var first: Int32 = -1, second: Int32 = -1, third: Int32 = -1
+        for b in columns[Int(m)] where kinds[Int(b)] == .dummy { return b }
+        for b in columns[Int(m)] {
+            let bi = Int(b)
+            let c = rows[bi].coefficient(m)
+            if kinds[bi] == .external {
+                if third < 0 { third = b }
+            } else if c < 0 {
+                let r = -rows[bi].constant / c
+                if r < r1 { r1 = r; first = b }
+            } else {
+                let r = rows[bi].constant / c
+                if r < r2 { r2 = r; second = b }
+            }
+        }
+        if first >= 0 { return first }
+        if second >= 0 { return second }
+        return third >= 0 ? third : nil
+    }
+
+    /// The held required constraints owning any of `symbols`, ascending, without `id`.
+    func requiredOwners(of symbols: [Int32], excluding id: ConstraintID?) -> [ConstraintID] {
+        var out: [ConstraintID] = []
+        for s in symbols {
+            let o = owner[Int(s)]
+            guard o >= 0, o != id?.index, let r = records[Int(o)], r.level == nil else { continue }
+            out.append(ConstraintID(o))
+        }
+        return Array(Set(out)).sorted()
+    }
+
+    func requiredOwners(inRowOf b: Int32, plus ids: [ConstraintID]) -> [ConstraintID] {
+        var syms = rows[Int(b)].symbols
+        syms.append(b)
+        return Array(Set(requiredOwners(of: syms, excluding: nil) + ids)).sorted()
+    }
+}
+
+/// The required constraints a failing one conflicts with.
+struct ConflictList: Error {
+    var ids: [ConstraintID]
+    init(_ ids: [ConstraintID]) { self.ids = ids }
+}

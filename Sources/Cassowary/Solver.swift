@@ -1,0 +1,242 @@
+/// An incremental Cassowary solver (Badros, Borning & Stuckey, "The Cassowary linear arithmetic
+/// constraint solving algorithm", 2001) with Auto Layout's rules:
+///
+/// - **Strict priority levels.** Required (1000) constraints hold; each optional level in (0, 1000)
+///   has its own objective row and levels are optimised lexicographically, highest first, so one
+///   constraint at 751 beats any number at 750. Within a level, errors add up.
+/// - **In-place constant change** through the constraint's marker and the dual simplex.
+/// - **Conflicts.** A required constraint that cannot hold reports the required constraints it
+///   conflicts with, and is kept *broken* (its error minimised at a level above every optional
+///   one) or rejected, leaving the solver exactly as before.
+/// - **Sparse and deterministic.** Rows are sorted sparse vectors; a column index (symbol → rows
+///   holding it) makes substitution cost the column, not the tableau; every choice breaks ties by
+///   symbol number (creation order), never by hash or address, so the same operations give
+///   bit-identical values in every process.
+///
+/// `Solver` is a value: copying it is O(1) (copy-on-write storage), which is how callers keep a
+/// snapshot to roll back to.
+///
+/// Tolerances: coefficients with magnitude below 1e-9 are dropped from rows; a restricted row is
+/// infeasible below -1e-9; the objective's reduced costs are compared with 1e-9.
+public struct Solver: Sendable {
+    // Symbols, indexed by symbol number.
+    var kinds: [SymbolKind] = []
+    /// The row of each basic symbol (meaningful only where `isBasic`).
+    var rows: [Row] = []
+    var isBasic: [Bool] = []
+    /// For each symbol, the basic symbols whose rows hold it, ascending.
+    var columns: [[Int32]] = []
+    /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
+    var owner: [Int32] = []
+
+    /// Objective levels, highest priority first, and one objective row per level.
+    var levelKeys: [Double] = []
+    var objectives: [Row] = []
+
+    var records: [ConstraintRecord?] = []
+    var edits: [Variable: ConstraintID] = [:]
+
+    /// Restricted basic rows whose constant went negative (for the dual simplex).
+    var infeasible: [Int32] = []
+    /// Non-basic symbols whose reduced cost may have turned negative (for the primal simplex).
+    var candidates: [Int32] = []
+    var isCandidate: [Bool] = []
+
+    var scratchInserted: [Int32] = []
+    var scratchRemoved: [Int32] = []
+
+    public internal(set) var statistics = SolverStatistics()
+
+    public init() {}
+
+    // MARK: Variables
+
+    /// Creates an external (unrestricted) variable. Its value is 0 until constrained.
+    public mutating func addVariable() -> Variable {
+        Variable(newSymbol(.external))
+    }
+
+    /// The variable's current value: its row's constant when basic, else 0.
+    @inline(__always)
+    public func value(_ v: Variable) -> Double {
+        let s = Int(v.index)
+        return isBasic[s] ? rows[s].constant : 0
+    }
+
+    public var variableCount: Int { kinds.count }
+
+    // MARK: Constraints
+
+    /// Adds `expression REL 0` at `priority` (1000 = required, (0, 1000) = optional).
+    ///
+    /// - Throws: `SolverError.invalidArgument` for a priority outside (0, 1000] or a non-finite
+    ///   number; `SolverError.unsatisfiable` when the constraint is required, cannot hold together
+    ///   with the required constraints in place, and `onConflict` is `.reject` (the solver is then
+    ///   exactly as before the call).
+    /// - Returns: the handle, and for a broken constraint (`.keepBroken`) the required constraints
+    ///   it conflicts with.
+    @discardableResult
+    public mutating func add(_ expression: Expression, _ relation: Relation, priority: Double,
+                             onConflict: ConflictPolicy = .keepBroken) throws(SolverError) -> AddResult {
+        guard Strength.isValid(priority) else {
+            throw .invalidArgument("priority \(priority) is outside (0, 1000]")
+        }
+        guard expression.constant.isFinite, expression.terms.allSatisfy({ $0.coefficient.isFinite }) else {
+            throw .invalidArgument("non-finite coefficient or constant")
+        }
+        let id = ConstraintID(Int32(records.count))
+        var record = ConstraintRecord(expression: expression, relation: relation, priority: priority)
+        if priority < Strength.required {
+            record.level = priority
+            insertOptional(&record, id: id)
+            records.append(record)
+            optimize()
+            return AddResult(id: id, isBroken: false, conflicts: [])
+        }
+        switch insertRequired(&record, id: id, policy: onConflict) {
+        case .success:
+            records.append(record)
+            optimize()
+            return AddResult(id: id, isBroken: false, conflicts: [])
+        case .failure(let list):
+            let conflicts = list.ids
+            if onConflict == .reject { throw .unsatisfiable(conflicts: conflicts) }
+            // Keep it broken: the same relation, held at the level above every optional one.
+            record = ConstraintRecord(expression: expression, relation: relation, priority: priority)
+            record.level = Strength.brokenLevel
+            record.conflicts = conflicts
+            insertOptional(&record, id: id)
+            records.append(record)
+            optimize()
+            return AddResult(id: id, isBroken: true, conflicts: conflicts)
+        }
+    }
+
+    /// Removes a constraint.
+    /// - Throws: `SolverError.unknownConstraint` when `id` is not held by this solver.
+    public mutating func remove(_ id: ConstraintID) throws(SolverError) {
+        guard let record = record(id) else { throw .unknownConstraint }
+        records[Int(id.index)] = nil
+        removeEffects(record)
+        optimize()
+    }
+
+    /// Changes the constant of a constraint's expression in place: the marker's column tells which
+    /// rows hold the constant; the dual simplex restores feasibility (no remove and re-add).
+    ///
+    /// - Throws: `SolverError.unknownConstraint`; `SolverError.unsatisfiable` when the new constant
+    ///   makes the required constraints infeasible (the constant is then put back and the solver
+    ///   holds the previous solution).
+    public mutating func setConstant(_ id: ConstraintID, to constant: Double) throws(SolverError) {
+        guard var record = record(id) else { throw .unknownConstraint }
+        guard constant.isFinite else { throw .invalidArgument("non-finite constant") }
+        let delta = constant - record.expression.constant
+        if delta == 0 { return }
+        record.expression.constant = constant
+        records[Int(id.index)] = record
+        var failing = shiftMarker(record, by: delta)
+        if failing == nil { failing = dualOptimize() }
+        if let failing {
+            let conflicts = requiredOwners(inRowOf: failing, plus: [id])
+            record.expression.constant -= delta
+            records[Int(id.index)] = record
+            _ = shiftMarker(record, by: -delta)
+            // The failed dual pass may have pivoted other rows negative: queue every one.
+            collectInfeasibleRows()
+            _ = dualOptimize()
+            optimize()
+            throw .unsatisfiable(conflicts: conflicts)
+        }
+    }
+
+    /// The constant of a constraint's expression.
+    public func constant(of id: ConstraintID) -> Double? { record(id)?.expression.constant }
+
+    public func contains(_ id: ConstraintID) -> Bool { record(id) != nil }
+
+    /// True when `id` is a required constraint that could not hold and is kept broken.
+    public func isBroken(_ id: ConstraintID) -> Bool {
+        guard let r = record(id) else { return false }
+        return r.priority >= Strength.required && r.level == Strength.brokenLevel
+    }
+
+    /// Broken constraints, ascending, with the required constraints each conflicts with.
+    public var brokenConstraints: [(id: ConstraintID, conflicts: [ConstraintID])] {
+        var out: [(ConstraintID, [ConstraintID])] = []
+        for (i, r) in records.enumerated() {
+            if let r, r.priority >= Strength.required, r.level == Strength.brokenLevel {
+                out.append((ConstraintID(Int32(i)), r.conflicts))
+            }
+        }
+        return out
+    }
+
+    // MARK: Edit variables
+
+    /// Adds an edit constraint `v == value` at `priority` (required allowed), starting at v's value.
+    /// - Throws: `SolverError.duplicateEditVariable`, `SolverError.invalidArgument`.
+    public mutating func addEditVariable(_ v: Variable, priority: Double) throws(SolverError) {
+        guard edits[v] == nil else { throw .duplicateEditVariable }
+        let r = try add(Expression([Term(v)], constant: -value(v)), .equal, priority: priority)
+        edits[v] = r.id
+    }
+
+    /// Suggests a value for an edit variable (a constant change of its edit constraint).
+    /// - Throws: `SolverError.unknownEditVariable`; `SolverError.unsatisfiable` as `setConstant`.
+    public mutating func suggestValue(_ v: Variable, _ value: Double) throws(SolverError) {
+        guard let id = edits[v] else { throw .unknownEditVariable }
+        try setConstant(id, to: -value)
+    }
+
+    /// - Throws: `SolverError.unknownEditVariable`.
+    public mutating func removeEditVariable(_ v: Variable) throws(SolverError) {
+        guard let id = edits.removeValue(forKey: v) else { throw .unknownEditVariable }
+        try remove(id)
+    }
+
+    public func hasEditVariable(_ v: Variable) -> Bool { edits[v] != nil }
+
+    /// Rows and cells in the tableau now, with the cumulative pivot count.
+    public var currentStatistics: SolverStatistics {
+        var s = statistics
+        s.rows = 0
+        s.cells = 0
+        for i in isBasic.indices where isBasic[i] {
+            s.rows += 1
+            s.cells += rows[i].count
+        }
+        s.levels = levelKeys.count
+        return s
+    }
+
+    func record(_ id: ConstraintID) -> ConstraintRecord? {
+        let i = Int(id.index)
+        guard i >= 0, i < records.count else { return nil }
+        return records[i]
+    }
+}
+
+/// What the solver keeps per constraint.
+struct ConstraintRecord: Sendable {
+    var expression: Expression
+    var relation: Relation
+    /// As asked; 1000 = required.
+    var priority: Double
+    /// The objective level of its errors: nil while required and held; the priority for optional
+    /// constraints; `Strength.brokenLevel` for a broken required one.
+    var level: Double?
+    /// The marker symbol (dummy, slack or positive error) and the other error symbol (or -1).
+    var marker: Int32 = -1
+    var other: Int32 = -1
+    /// The marker's coefficient in the row built from the constraint (before any sign flip).
+    var markerCoefficient: Double = 1
+    /// +1, or -1 for `<=` (the row is built from the negated expression, as `>= 0`).
+    var rowScale: Double = 1
+    var conflicts: [ConstraintID] = []
+
+    init(expression: Expression, relation: Relation, priority: Double) {
+        self.expression = expression
+        self.relation = relation
+        self.priority = priority
+    }
+}

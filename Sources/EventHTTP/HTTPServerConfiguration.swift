@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything ``HTTPServer`` can be told. The defaults suit a local daemon.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind: a numeric IPv4/IPv6 address or a host name (first address found).
+    public var host: String = "127.0.0.1"
+    /// TCP port; 0 picks a free ephemeral port (read it back from ``HTTPServer/start()``).
+    public var port: Int = 8080
+    /// Worker threads, each with its own event loop and listener on the same port
+    /// (`SO_REUSEPORT`); 0 means one per online CPU.
+    public var threads: Int = 0
+    /// `listen(2)` backlog of each listener.
+    public var backlog: Int = 511
+    /// Seconds a connection may stay silent (idle keep-alive, slow headers or body, a client not
+    /// reading) before libevent closes it.
+    public var timeoutSeconds: Double = 30
+    /// Largest request body accepted; a larger one gets libevent's 413 and the connection closes.
+    public var maxBodyBytes: Int = 1 << 20
+    /// Largest request line plus headers accepted; larger gets libevent's 400.
+    public var maxHeaderBytes: Int = 16 << 10
+    /// `Content-Type` of a response with a body and no `Content-Type` header of its own.
+    public var defaultContentType: String = "application/json"
+    /// On shutdown, how long connections still open may take to finish before the loops stop.
+    public var shutdownGraceSeconds: Double = 1
+    /// Directory of the lock file that keeps a second server off the same port, or nil for no lock.
+    public var lockDirectory: String? = "/tmp"
+    /// Lock file name prefix: the file is `<lockDirectory>/<lockName>-<port>.lock`.
+    public var lockName: String = "evhttp"
+    /// Whether ``HTTPServer/run()`` shuts down on SIGINT and SIGTERM. Only one running server per
+    /// process may handle signals; others stop through ``HTTPServer/shutdown()``.
+    public var handleSignals: Bool = true
+    /// A stream whose client has not yet taken this many bytes is ended (slow consumer).
+    public var maxStreamBufferBytes: Int = 4 << 20
+    /// Receives the server's own messages: shutdown progress, a dropped response header, a
+    /// stream ended for a slow consumer... Called on whichever thread noticed.
+    public var log: (@Sendable (HTTPServerLogLevel, String) -> Void)? = nil
+
+    public init() {}
+
+    /// ``threads``, with 0 replaced by the number of online CPUs.
+    public var effectiveThreads: Int {
+        if threads > 0 { return threads }
+        let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return cpus > 0 ? Int(cpus) : 1
+    }
+}

@@ -1,0 +1,423 @@
+import CLibevent
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One worker thread's event loop: its own `event_base`, `evhttp` and listener.
+///
+/// Everything libevent-related is touched on the worker's own thread only, except the handful of
+/// calls libevent allows across threads once `evthread_use_pthreads` ran (`event_active`,
+/// `event_base_loopbreak`), which other threads use through ``perform(_:)`` and friends.
+final class Worker: @unchecked Sendable {
+    let index: Int
+    let configuration: HTTPServerConfiguration
+    private let handler: HTTPHandler
+    private let onExit: @Sendable () -> Void
+
+    let base: OpaquePointer
+    private var http: OpaquePointer?
+    private var bound: OpaquePointer?
+    private var wakeEvent: OpaquePointer?
+    /// evhttp keeps the pointer it is given as the default content type: it must outlive `http`.
+    private var defaultContentType: UnsafeMutablePointer<CChar>?
+
+    // Shared with other threads, guarded by `mailboxLock`.
+    private let mailboxLock = PThreadLock()
+    private var mailbox: [@Sendable () -> Void] = []
+    private var exited = false
+    private var ownerThread: pthread_t?
+
+    // Loop thread only.
+    private var draining = false
+    private var drainStartedAt = 0.0
+    /// Connections that delivered at least one request (our close callback is set on them).
+    private var connections = Set<OpaquePointer>()
+    /// Open streams, by connection.
+    private var streams: [OpaquePointer: HTTPStream] = [:]
+    private var streamCounter: UInt64 = 0
+
+    /// How long a draining worker waits before it may stop with no tracked connection left, so
+    /// that a connection accepted just before the listener closed can still deliver its request.
+    private static let drainSettleSeconds = 0.2
+
+    init(index: Int, configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler,
+         onExit: @escaping @Sendable () -> Void) throws {
+        self.index = index
+        self.configuration = configuration
+        self.handler = handler
+        self.onExit = onExit
+        guard let base = event_base_new() else { throw HTTPServerError.libevent("event_base_new failed") }
+        self.base = base
+        guard let http = evhttp_new(base) else {
+            event_base_free(base)
+            throw HTTPServerError.libevent("evhttp_new failed")
+        }
+        self.http = http
+
+        var timeout = timevalFrom(seconds: configuration.timeoutSeconds)
+        evhttp_set_timeout_tv(http, &timeout)
+        evhttp_set_max_body_size(http, configuration.maxBodyBytes)
+        evhttp_set_max_headers_size(http, configuration.maxHeaderBytes)
+        defaultContentType = strdup(configuration.defaultContentType)
+        evhttp_set_default_content_type(http, defaultContentType)
+        evhttp_set_allowed_methods(http, Worker.allowedMethods)
+        // Read (and drop) an oversized body before answering 413, so the client sees the answer.
+        evhttp_set_flags(http, EVHTTP_SERVER_LINGERING_CLOSE)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_set_gencb(http, workerRequestCallback, me)
+        wakeEvent = event_new(base, -1, 0, workerWakeCallback, me)
+        if wakeEvent == nil {
+            destroyUnstarted()
+            throw HTTPServerError.libevent("event_new failed")
+        }
+    }
+
+    static let allowedMethods: UInt16 = {
+        let methods = [EVHTTP_REQ_GET, EVHTTP_REQ_POST, EVHTTP_REQ_PUT, EVHTTP_REQ_PATCH,
+                       EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS, EVHTTP_REQ_HEAD]
+        return UInt16(methods.reduce(0) { $0 | $1.rawValue })
+    }()
+
+    // MARK: set-up (on the thread calling HTTPServer.start, before the loop runs)
+
+    /// Binds a listener (SO_REUSEPORT) and attaches it to this worker's evhttp. Returns its port.
+    func listen(on address: SocketAddress, backlog: Int, host: String) throws -> Int {
+        guard let http else { throw HTTPServerError.libevent("worker already freed") }
+        let flags = UInt32(LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT)
+        let listener = address.withSockaddr { sa, length in
+            evconnlistener_new_bind(base, nil, nil, flags, Int32(clamping: backlog), sa, length)
+        }
+        guard let listener else {
+            let code = errno
+            if code == EADDRINUSE {
+                throw HTTPServerError.portInUse(
+                    host: host, port: address.port,
+                    detail: "cannot listen on \(host):\(address.port): the address is already in use by another program")
+            }
+            throw HTTPServerError.cannotListen(host: host, port: address.port, detail: errnoDescription(code))
+        }
+        guard let bound = evhttp_bind_listener(http, listener) else {
+            evconnlistener_free(listener)
+            throw HTTPServerError.libevent("evhttp_bind_listener failed")
+        }
+        self.bound = bound
+        guard let port = SocketAddress.localPort(of: evconnlistener_get_fd(listener)) else {
+            throw HTTPServerError.cannotListen(host: host, port: address.port, detail: "getsockname failed")
+        }
+        return port
+    }
+
+    func stopListening() {
+        if let http, let bound {
+            evhttp_del_accept_socket(http, bound)  // frees the listener, closes its socket
+        }
+        bound = nil
+    }
+
+    /// Frees everything of a worker whose loop never ran.
+    func destroyUnstarted() {
+        mailboxLock.withLock { exited = true }
+        if let http { evhttp_free(http) }
+        http = nil
+        bound = nil
+        if let wakeEvent { event_free(wakeEvent) }
+        wakeEvent = nil
+        event_base_free(base)
+        free(defaultContentType)
+        defaultContentType = nil
+    }
+
+    // MARK: the loop thread
+
+    func runLoop() {
+        mailboxLock.withLock { ownerThread = pthread_self() }
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        teardown()
+        onExit()
+    }
+
+    private func teardown() {
+        mailboxLock.withLock {
+            exited = true
+            mailbox.removeAll()
+        }
+        draining = true
+        // Frees the listeners and every connection; our close callback runs for each connection
+        // still open and releases its stream.
+        if let http { evhttp_free(http) }
+        http = nil
+        bound = nil
+        for stream in streams.values { stream.abandon() }
+        streams.removeAll()
+        connections.removeAll()
+        if let wakeEvent { event_free(wakeEvent) }
+        wakeEvent = nil
+        event_base_free(base)
+        free(defaultContentType)
+        defaultContentType = nil
+    }
+
+    /// Whether the caller runs on this worker's loop thread.
+    var isCurrentThread: Bool {
+        let owner = mailboxLock.withLock { ownerThread }
+        guard let owner else { return false }
+        return pthread_equal(owner, pthread_self()) != 0
+    }
+
+    /// Runs `job` on the loop thread: at once when already there, else queued. Returns false when
+    /// the loop has ended (the job is dropped).
+    @discardableResult
+    func perform(_ job: @escaping @Sendable () -> Void) -> Bool {
+        if isCurrentThread {
+            job()
+            return true
+        }
+        return enqueue(job)
+    }
+
+    @discardableResult
+    func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+        mailboxLock.withLock {
+            guard !exited, let wakeEvent else { return false }
+            mailbox.append(job)
+            event_active(wakeEvent, EV_READ, 0)
+            return true
+        }
+    }
+
+    fileprivate func runMailbox() {
+        let jobs = mailboxLock.withLock { () -> [@Sendable () -> Void] in
+            let jobs = mailbox
+            mailbox.removeAll(keepingCapacity: true)
+            return jobs
+        }
+        for job in jobs { job() }
+    }
+
+    func requestDrain() {
+        enqueue { [self] in beginDrain() }
+    }
+
+    func requestImmediateStop() {
+        mailboxLock.withLock {
+            if !exited { event_base_loopbreak(base) }
+        }
+    }
+
+    private func beginDrain() {
+        guard !draining else { return }
+        draining = true
+        drainStartedAt = monotonicSeconds()
+        stopListening()
+        for stream in Array(streams.values) { stream.finishOnLoop(reason: .serverShutdown) }
+        var grace = timevalFrom(seconds: configuration.shutdownGraceSeconds)
+        event_base_loopexit(base, &grace)
+        var settle = timevalFrom(seconds: min(Worker.drainSettleSeconds, configuration.shutdownGraceSeconds))
+        event_base_once(base, -1, Int16(EV_TIMEOUT), workerDrainCheckCallback,
+                        Unmanaged.passUnretained(self).toOpaque(), &settle)
+    }
+
+    fileprivate func checkDrained() {
+        guard draining, connections.isEmpty,
+              monotonicSeconds() - drainStartedAt >= Worker.drainSettleSeconds - 0.001 else { return }
+        event_base_loopexit(base, nil)
+    }
+
+    fileprivate func connectionClosed(_ connection: OpaquePointer) {
+        connections.remove(connection)
+        if let stream = streams.removeValue(forKey: connection) {
+            stream.connectionLost(serverShutdown: draining)
+        }
+        if draining { checkDrained() }
+    }
+
+    func streamEnded(connection: OpaquePointer) {
+        streams.removeValue(forKey: connection)
+    }
+
+    func report(_ level: HTTPServerLogLevel, _ message: String) {
+        configuration.log?(level, message)
+    }
+
+    // MARK: requests
+
+    fileprivate func handle(_ req: OpaquePointer) {
+        let connection = evhttp_request_get_connection(req)
+        if let connection, !connections.contains(connection) {
+            connections.insert(connection)
+            evhttp_connection_set_closecb(connection, workerConnectionClosedCallback,
+                                          Unmanaged.passUnretained(self).toOpaque())
+        }
+        guard let method = Worker.methodName(evhttp_request_get_command(req)) else {
+            send(.problem(status: 501, detail: "method not supported"), to: req, isHead: false)
+            return
+        }
+        let request = makeRequest(req, method: method, connection: connection)
+        let response = handler(request)
+        let isHead = method == "HEAD"
+        if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {
+            if draining {
+                send(.problem(status: 503, detail: "the server is shutting down"), to: req, isHead: false)
+            } else if let connection {
+                openStream(req, connection: connection, response: response, start: start)
+            } else {
+                send(.problem(status: 500, detail: "no connection for the stream"), to: req, isHead: false)
+            }
+            return
+        }
+        send(response, to: req, isHead: isHead)
+    }
+
+    static func methodName(_ command: evhttp_cmd_type) -> String? {
+        switch command {
+        case EVHTTP_REQ_GET: return "GET"
+        case EVHTTP_REQ_POST: return "POST"
+        case EVHTTP_REQ_HEAD: return "HEAD"
+        case EVHTTP_REQ_PUT: return "PUT"
+        case EVHTTP_REQ_DELETE: return "DELETE"
+        case EVHTTP_REQ_OPTIONS: return "OPTIONS"
+        case EVHTTP_REQ_PATCH: return "PATCH"
+        case EVHTTP_REQ_TRACE: return "TRACE"
+        case EVHTTP_REQ_CONNECT: return "CONNECT"
+        default: return nil
+        }
+    }
+
+    private func makeRequest(_ req: OpaquePointer, method: String, connection: OpaquePointer?) -> HTTPRequest {
+        var rawPath = ""
+        var query = ""
+        if let uri = evhttp_request_get_evhttp_uri(req) {
+            if let path = evhttp_uri_get_path(uri) { rawPath = String(cString: path) }
+            if let q = evhttp_uri_get_query(uri) { query = String(cString: q) }
+        } else if let uri = evhttp_request_get_uri(req) {
+            let text = String(cString: uri)
+            if let mark = text.firstIndex(of: "?") {
+                rawPath = String(text[..<mark])
+                query = String(text[text.index(after: mark)...])
+            } else {
+                rawPath = text
+            }
+        }
+        if rawPath.isEmpty { rawPath = "/" }
+
+        var headers: [(name: String, value: String)] = []
+        if let list = evhttp_request_get_input_headers(req) {
+            var entry = list.pointee.tqh_first
+            while let header = entry {
+                if let key = header.pointee.key, let value = header.pointee.value {
+                    headers.append((String(cString: key), String(cString: value)))
+                }
+                entry = header.pointee.next.tqe_next
+            }
+        }
+
+        var body: [UInt8] = []
+        if let input = evhttp_request_get_input_buffer(req) {
+            let length = evbuffer_get_length(input)
+            if length > 0 {
+                body = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                    count = max(0, evbuffer_copyout(input, buffer.baseAddress, length))
+                }
+            }
+        }
+
+        var remoteAddress = ""
+        var remotePort = 0
+        if let connection {
+            var address: UnsafeMutablePointer<CChar>?
+            var port: UInt16 = 0
+            evhttp_connection_get_peer(connection, &address, &port)
+            if let address { remoteAddress = String(cString: address) }
+            remotePort = Int(port)
+        }
+
+        return HTTPRequest(method: method, path: percentDecode(rawPath), query: query, headers: headers,
+                           body: body, rawPath: rawPath, remoteAddress: remoteAddress, remotePort: remotePort)
+    }
+
+    /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
+    /// replace our headers with HTML and close the connection).
+    private func send(_ original: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
+        var response = original
+        if !(100...599).contains(response.status) {
+            report(.error, "handler answered status \(response.status); sending 500")
+            response = .problem(status: 500, detail: "invalid response status")
+        }
+        let status = response.status
+        let output = evhttp_request_get_output_headers(req)
+        addHeaders(response.headers, to: output)
+        if draining {
+            evhttp_remove_header(output, "Connection")
+            evhttp_add_header(output, "Connection", "close")
+        }
+        if HTTPResponse.statusAllowsBody(status) {
+            if isHead {
+                // No body on HEAD (libevent would send it anyway and break keep-alive framing);
+                // keep the length the GET body would have had.
+                if evhttp_find_header(output, "Content-Length") == nil,
+                   evhttp_find_header(output, "Transfer-Encoding") == nil {
+                    evhttp_add_header(output, "Content-Length", String(response.body.count))
+                }
+            } else if !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
+                response.body.withUnsafeBytes { raw in
+                    _ = evbuffer_add(buffer, raw.baseAddress, raw.count)
+                }
+            }
+        }
+        HTTPResponse.reasonPhrase(for: status).withCString { reason in
+            evhttp_send_reply(req, Int32(status), reason, nil)
+        }
+    }
+
+    private func addHeaders(_ headers: [(name: String, value: String)], to output: UnsafeMutablePointer<evkeyvalq>?) {
+        for (name, value) in headers {
+            if evhttp_add_header(output, name, value) != 0 {
+                report(.warning, "dropped response header '\(name)': CR or LF in it")
+            }
+        }
+    }
+
+    private func openStream(_ req: OpaquePointer, connection: OpaquePointer, response: HTTPResponse,
+                            start: HTTPStreamStart) {
+        let output = evhttp_request_get_output_headers(req)
+        addHeaders(response.headers, to: output)
+        if response.header("Connection") == nil {
+            evhttp_add_header(output, "Connection", "close")
+        }
+        HTTPResponse.reasonPhrase(for: response.status).withCString { reason in
+            evhttp_send_reply_start(req, Int32(response.status), reason)
+        }
+        streamCounter += 1
+        let stream = HTTPStream(id: UInt64(index) << 48 | streamCounter, worker: self, request: req,
+                                connection: connection, heartbeat: start.heartbeat)
+        streams[connection] = stream
+        stream.startHeartbeat()
+        start.onOpen(stream)
+    }
+}
+
+// C callbacks: free functions in a non-main file, so that they are not main-actor isolated.
+
+private func workerRequestCallback(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    guard let req, let arg else { return }
+    Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().handle(req)
+}
+
+private func workerWakeCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().runMailbox()
+}
+
+private func workerDrainCheckCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().checkDrained()
+}
+
+private func workerConnectionClosedCallback(_ connection: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    guard let connection, let arg else { return }
+    Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().connectionClosed(connection)
+}

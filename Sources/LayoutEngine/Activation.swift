@@ -1,0 +1,85 @@
+import LayoutModel
+
+/// SeaDog's activation rules (spec section 5), evaluated against one state of the document.
+struct ActivationContext {
+    let document: Document
+    /// View id → visible (not hidden, alpha > 0, every ancestor visible; a guide when its ancestors are).
+    let visible: [String: Bool]
+    let isGuide: Set<String>
+    let rootInputs: [String: FrameSpec]
+    /// A delegate constraint's last state, for entries the `delegate` map does not mention.
+    let delegateMemory: [String: Bool]
+
+    init(document: Document, delegateMemory: [String: Bool]) {
+        self.document = document
+        self.delegateMemory = delegateMemory
+        var byID: [String: View] = [:]
+        var guides = Set<String>()
+        var roots: [String: FrameSpec] = [:]
+        for v in document.views {
+            byID[v.id] = v
+            if v.kind == .guide { guides.insert(v.id) }
+            if v.isRoot { roots[v.id] = v.frame }
+        }
+        var visible: [String: Bool] = [:]
+        func resolve(_ id: String, depth: Int) -> Bool {
+            if let known = visible[id] { return known }
+            guard let v = byID[id], depth < 10_000 else { return false }
+            var own = true
+            if v.kind == .view { own = !v.hidden && v.alpha > 0 }
+            let result = own && (v.parent.map { resolve($0, depth: depth + 1) } ?? true)
+            visible[id] = result
+            return result
+        }
+        for v in document.views { _ = resolve(v.id, depth: 0) }
+        self.visible = visible
+        self.isGuide = guides
+        self.rootInputs = roots
+    }
+
+    func isVisible(_ id: String) -> Bool { visible[id] ?? false }
+
+    /// Whether the entry's rule switches this item on (before `active: false`).
+    func ruleHolds(_ entry: ConstraintEntry, _ item: LinearConstraint) -> Bool {
+        switch entry.activation {
+        case .always, .manual:
+            return true
+        case .bothVisible:
+            return item.views.allSatisfy { isGuide.contains($0) || isVisible($0) }
+        case .firstInvisible:
+            guard let first = item.firstView, !isGuide.contains(first) else { return false }
+            return !isVisible(first)
+        case .delegate:
+            return document.delegate[entry.id] ?? delegateMemory[entry.id] ?? false
+        case .when(let predicate):
+            return evaluate(predicate)
+        }
+    }
+
+    func isActive(_ entry: ConstraintEntry, _ item: LinearConstraint) -> Bool {
+        entry.active != false && ruleHolds(entry, item)
+    }
+
+    func evaluate(_ p: Predicate) -> Bool {
+        switch p {
+        case .visible(let id): return isVisible(id)
+        case .hidden(let id): return !isVisible(id)
+        case .flag(let name): return document.flags[name] ?? false
+        case .constant(let b): return b
+        case .not(let q): return !evaluate(q)
+        case .and(let a, let b): return evaluate(a) && evaluate(b)
+        case .or(let a, let b): return evaluate(a) || evaluate(b)
+        case .compare(let view, let dimension, let op, let value):
+            let frame = rootInputs[view]
+            guard let input = dimension == .width ? frame?.width : frame?.height else { return false }
+            switch op {
+            case .less: return input < value
+            case .lessOrEqual: return input <= value
+            case .greater: return input > value
+            case .greaterOrEqual: return input >= value
+            case .equal: return input == value
+            case .notEqual: return input != value
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Cassowary
+import LayoutModel
+
+/// What an edit cost, as the API reports it in `stats`.
+public struct EditStats: Equatable, Sendable {
+    public var added = 0
+    public var removed = 0
+    public var constantsChanged = 0
+    public var editsSuggested = 0
+    public var pivots = 0
+    /// True when the edit could not be applied incrementally and the system was rebuilt (a
+    /// required conflict appeared or went away: broken constraints follow processing order).
+    public var rebuilt = false
+    public init() {}
+}
+
+/// A compiled document held in a solver: the state of a session (or of one `solve`).
+///
+/// A value: copying it is cheap (copy-on-write storage), which is how a strict edit rolls back.
+public struct LayoutSystem: Sendable {
+    public private(set) var document: Document
+    var solver = Solver()
+    var variables: [String: ViewVariables] = [:]
+    /// The current compilation in processing order, and where each item sits in the solver.
+    var compiled: [CompiledConstraint] = []
+    var solverIDs: [ConstraintID?] = []
+    var position: [CompiledConstraint.Key: Int] = [:]
+    /// The key of each solver constraint (by constraint index), for diagnostics.
+    var keyOfConstraint: [Int32: CompiledConstraint.Key] = [:]
+    /// A delegate constraint's last state (spec: with no entry it keeps its last state).
+    var delegateMemory: [String: Bool] = [:]
+
+    /// Compiles `document` and solves it from scratch.
+    public init(document: Document) {
+        self.document = document
+        build(rememberingDelegates: [:])
+    }
+
+    private mutating func build(rememberingDelegates memory: [String: Bool]) {
+        solver = Solver()
+        variables = [:]
+        keyOfConstraint = [:]
+        let context = ActivationContext(document: document, delegateMemory: memory)
+        compiled = compile(document, activation: context)
+        solverIDs = Array(repeating: nil, count: compiled.count)
+        position = Dictionary(minimumCapacity: compiled.count)
+        for (i, c) in compiled.enumerated() {
+            position[c.key] = i
+            if c.active { solverIDs[i] = install(c) }
+        }
+        delegateMemory = nextDelegateMemory(context)
+    }
+
+    /// Adds a compiled constraint to the solver (broken when it conflicts).
+    private mutating func install(_ c: CompiledConstraint) -> ConstraintID? {
+        // Priorities are validated by the model; a refusal here would be a bug, never a crash.
+        guard let r = try? solver.add(c.expression, c.relation, priority: c.priority, onConflict: .keepBroken) else {
+            return nil
+        }
+        keyOfConstraint[r.id.index] = c.key
+        return r.id
+    }
+
+    private func nextDelegateMemory(_ context: ActivationContext) -> [String: Bool] {
+        var memory: [String: Bool] = [:]
+        for entry in document.constraints where entry.activation == .delegate {
+            memory[entry.id] = context.ruleHolds(entry, entry.items.first ?? LinearConstraint(
+                terms: [], constant: 0, relation: .equal, priority: 1000, views: [], firstView: nil))
+        }
+        return memory
+    }
+
+    /// Moves to `newDocument` with the fewest solver operations: removals first, then constant
+    /// changes in place (root sizes as edit suggestions), then additions. When a required conflict
+    /// is involved before or after, the system is rebuilt so that broken constraints follow the
+    /// processing order exactly as a fresh solve would.
+    @discardableResult
+    public mutating func apply(_ newDocument: Document) -> EditStats {
+        var stats = EditStats()
+        let pivotsBefore = solver.statistics.pivots
+        let hadBroken = !solver.brokenConstraints.isEmpty
+        let context = ActivationContext(document: newDocument, delegateMemory: delegateMemory)
+        let next = compile(newDocument, activation: context)
+        var nextPosition: [CompiledConstraint.Key: Int] = Dictionary(minimumCapacity: next.count)
+        for (i, c) in next.enumerated() { nextPosition[c.key] = i }
+        var nextIDs = [ConstraintID?](repeating: nil, count: next.count)
+        var failed = hadBroken
+
+        // Removals first.
+        for (i, old) in compiled.enumerated() {
+            guard let id = solverIDs[i] else { continue }
+            if let j = nextPosition[old.key], next[j].active, next[j].hasSameShape(as: old) {
+                nextIDs[j] = id
+                continue
+            }
+            try? solver.remove(id)
+            keyOfConstraint[id.index] = nil
+            stats.removed += 1
+        }
+        // Constant changes in place, then additions, in processing order.
+        if !failed {
+            for (j, c) in next.enumerated() where c.active {
+                if let id = nextIDs[j] {
+                    let old = compiled[position[c.key]!]
+                    if old.constant != c.constant {
+                        do {
+                            try solver.setConstant(id, to: c.constant)
+                        } catch {
+                            failed = true
+                            break
+                        }
+                        if c.isRootSize && old.isRootSize { stats.editsSuggested += 1 } else { stats.constantsChanged += 1 }
+                    }
+                } else {
+                    nextIDs[j] = install(c)
+                    stats.added += 1
+                }
+            }
+        }
+        document = newDocument
+        if failed || !solver.brokenConstraints.isEmpty {
+            let memory = delegateMemory
+            build(rememberingDelegates: memory)
+            stats.rebuilt = true
+            stats.added = compiled.filter(\.active).count
+            stats.pivots = solver.statistics.pivots
+            return stats
+        }
+        compiled = next
+        solverIDs = nextIDs
+        position = nextPosition
+        delegateMemory = nextDelegateMemory(context)
+        stats.pivots = solver.statistics.pivots - pivotsBefore
+        return stats
+    }
+
+    /// Pivots performed by the solver since it was built.
+    public var pivots: Int { solver.statistics.pivots }
+    public var solverStatistics: SolverStatistics { solver.currentStatistics }
+}

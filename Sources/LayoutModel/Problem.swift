@@ -1,0 +1,43 @@
+/// One problem found in a layout document or patch: where (RFC 6901 JSON pointer), what (a stable
+/// snake_case code) and a message a person can act on.
+public struct Problem: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var pointer: String
+    public var code: String
+    public var detail: String
+    public init(pointer: String, code: String, detail: String) {
+        self.pointer = pointer; self.code = code; self.detail = detail
+    }
+    public var description: String { "\(pointer): \(code): \(detail)" }
+}
+
+/// Thrown (or returned) when a document is invalid; lists every problem found, not only the first.
+public struct ValidationError: Error, Equatable, Sendable {
+    public var problems: [Problem]
+    public init(_ problems: [Problem]) { self.problems = problems }
+}
+
+/// Limits on document size and numbers; the daemon's configuration may lower them.
+public struct DocumentLimits: Equatable, Sendable {
+    public var maxViews: Int
+    public var maxConstraints: Int
+    /// Largest magnitude accepted for any number (constants, sizes, multipliers, metrics).
+    public var maxMagnitude: Double
+    public init(maxViews: Int = 20_000, maxConstraints: Int = 100_000, maxMagnitude: Double = 1e7) {
+        self.maxViews = maxViews; self.maxConstraints = maxConstraints; self.maxMagnitude = maxMagnitude
+    }
+    public static let `default` = DocumentLimits()
+}
+
+/// Escapes one reference token of a JSON pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
+public func jsonPointerToken(_ s: String) -> String {
+    if !s.contains("~") && !s.contains("/") { return s }
+    var out = ""
+    for ch in s {
+        switch ch {
+        case "~": out += "~0"
+        case "/": out += "~1"
+        default: out.append(ch)
+        }
+    }
+    return out
+}

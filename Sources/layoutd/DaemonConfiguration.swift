@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+
+/// Every setting of `layoutd serve`, with its built-in default.
+///
+/// Sources, later wins: these defaults, then the JSON configuration file (`--config FILE`, or
+/// `$LAYOUTD_CONFIG` when no `--config` is given), then command-line flags. `config/layoutd.json`
+/// lists every key with the default below; a test checks that the two agree.
+///
+/// To add a setting: a stored property, a line in `apply(key:from:)`, one in `jsonText`, a check in
+/// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`.
+struct DaemonConfiguration: Equatable, Sendable {
+    var host = "127.0.0.1"
+    var port = 8080
+    /// Worker threads; 0 means one per CPU.
+    var threads = 0
+    var maxBodyBytes = 1_048_576
+    var maxHeaderBytes = 16_384
+    var timeoutSeconds = 30.0
+    var shutdownGraceSeconds = 1.0
+    var backlog = 511
+    var logLevel = "info"
+    var lockDirectory = "/tmp"
+
+    /// The keys a configuration file may hold, in the order `jsonText` writes them.
+    static let keys = [
+        "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
+        "shutdownGraceSeconds", "backlog", "logLevel", "lockDirectory",
+    ]
+
+    static let logLevels = Logger.Level.allCases.map(\.rawValue)
+
+    var swiftLogLevel: Logger.Level { Logger.Level(rawValue: logLevel) ?? .info }
+
+    /// Worker threads with 0 resolved to the number of active CPUs.
+    var effectiveThreads: Int { threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    // MARK: loading
+
+    /// Defaults overlaid with the file at `path` (when not nil).
+    static func load(path: String?) throws -> DaemonConfiguration {
+        guard let path else { return DaemonConfiguration() }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError("cannot read configuration file \(path): \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(ConfigurationFile.self, from: data).configuration
+        } catch let error as ConfigurationError {
+            throw ConfigurationError("configuration file \(path): \(error.message)")
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw ConfigurationError("configuration file \(path) must hold a JSON object")
+        } catch {
+            throw ConfigurationError("configuration file \(path) is not valid JSON")
+        }
+    }
+
+    /// Sets `key` from the file; the value's JSON type must match the setting's.
+    fileprivate mutating func apply(key: String, from container: KeyedDecodingContainer<SettingKey>) throws {
+        let codingKey = SettingKey(key)
+        func string() throws -> String {
+            do { return try container.decode(String.self, forKey: codingKey) } catch {
+                throw ConfigurationError("'\(key)' must be a string")
+            }
+        }
+        func number() throws -> Double {
+            do {
+                let value = try container.decode(Double.self, forKey: codingKey)
+                guard value.isFinite else { throw ConfigurationError("'\(key)' must be a finite number") }
+                return value
+            } catch let error as ConfigurationError { throw error } catch {
+                throw ConfigurationError("'\(key)' must be a number")
+            }
+        }
+        func integer() throws -> Int {
+            let value = try number()
+            guard value == value.rounded(), abs(value) < 9.0e15 else {
+                throw ConfigurationError("'\(key)' must be a whole number")
+            }
+            return Int(value)
+        }
+        switch key {
+        case "host": host = try string()
+        case "port": port = try integer()
+        case "threads": threads = try integer()
+        case "maxBodyBytes": maxBodyBytes = try integer()
+        case "maxHeaderBytes": maxHeaderBytes = try integer()
+        case "timeoutSeconds": timeoutSeconds = try number()
+        case "shutdownGraceSeconds": shutdownGraceSeconds = try number()
+        case "backlog": backlog = try integer()
+        case "logLevel": logLevel = try string()
+        case "lockDirectory": lockDirectory = try string()
+        default:
+            throw ConfigurationError(
+                "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
+        }
+    }
+
+    // MARK: checking and printing
+
+    func validate() throws {
+        func fail(_ message: String) throws { throw ConfigurationError(message) }
+        if host.isEmpty { try fail("host must not be empty") }
+        if !(0...65535).contains(port) { try fail("port must be in 0...65535 (0 picks a free port), not \(port)") }
+        if !(0...1024).contains(threads) { try fail("threads must be in 0...1024 (0 means one per CPU), not \(threads)") }
+        if maxBodyBytes < 0 { try fail("maxBodyBytes must not be negative") }
+        if maxHeaderBytes < 256 { try fail("maxHeaderBytes must be at least 256") }
+        if !(timeoutSeconds > 0) { try fail("timeoutSeconds must be positive") }
+        if !(shutdownGraceSeconds >= 0) { try fail("shutdownGraceSeconds must not be negative") }
+        if backlog < 1 { try fail("backlog must be at least 1") }
+        if !Self.logLevels.contains(logLevel) {
+            try fail("logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+        }
+        if lockDirectory.isEmpty { try fail("lockDirectory must not be empty") }
+    }
+
+    /// The configuration as a JSON object, one key per line, in `keys` order.
+    var jsonText: String {
+        let values: [String: String] = [
+            "host": jsonString(host),
+            "port": String(port),
+            "threads": String(threads),
+            "maxBodyBytes": String(maxBodyBytes),
+            "maxHeaderBytes": String(maxHeaderBytes),
+            "timeoutSeconds": jsonNumber(timeoutSeconds),
+            "shutdownGraceSeconds": jsonNumber(shutdownGraceSeconds),
+            "backlog": String(backlog),
+            "logLevel": jsonString(logLevel),
+            "lockDirectory": jsonString(lockDirectory),
+        ]
+        let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
+        return "{\n" + lines.joined(separator: ",\n") + "\n}"
+    }
+}
+
+fileprivate struct SettingKey: CodingKey {
+    let stringValue: String
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
+}
+
+/// A configuration file: a JSON object whose keys are settings; any other key is an error.
+fileprivate struct ConfigurationFile: Decodable {
+    var configuration = DaemonConfiguration()
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: SettingKey.self)
+        for key in container.allKeys.map(\.stringValue).sorted() {
+            try configuration.apply(key: key, from: container)
+        }
+    }
+}
+
+struct ConfigurationError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// A number as JSON: whole values without a fraction (`30`), others as Swift prints them.
+func jsonNumber(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    return String(value)
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import EventHTTP
+import Foundation
+import Logging
+
+/// `layoutd serve`: the HTTP daemon.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the layout HTTP daemon until SIGINT or SIGTERM.",
+        discussion: """
+            SETTINGS come from three places, each overriding the one before: built-in defaults; \
+            a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
+            --config is not given); the flags below. The file is one JSON object whose keys are \
+            the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
+            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, lockDirectory); any other key \
+            is an error. config/layoutd.json lists every setting with its default; \
+            --print-config shows the settings in effect.
+
+            LISTENING: once bound, layoutd writes `layoutd listening on http://HOST:PORT` to \
+            stderr (with --port 0 the port is the one the system picked). Each worker thread \
+            runs its own event loop with its own listener on the same port (SO_REUSEPORT). A \
+            lock file, LOCKDIR/layoutd-PORT.lock, keeps a second layoutd off a port that is in \
+            use: it exits with status 1 and says which process holds the port.
+
+            HTTP: HTTP/1.1 with keep-alive; GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS. \
+            Endpoints: GET /healthz answers 200 {"status":"ok"}. Any other path answers 404 \
+            application/problem+json. Bodies larger than --max-body-bytes are refused with 413; \
+            connections silent for --timeout-seconds are closed.
+
+            LOGS go to stderr: one line per request (method, path, status, duration) at level \
+            info, plus start-up and shutdown messages.
+
+            SHUTDOWN: on SIGINT or SIGTERM layoutd stops accepting connections, lets requests in \
+            flight finish (at most --shutdown-grace-seconds), then exits with status 0. A second \
+            signal stops it at once.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address to bind (0.0.0.0 or :: for every interface). Default: 127.0.0.1.",
+                               valueName: "address"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("TCP port; 0 picks a free one. Default: 8080.", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("JSON configuration file (see above). Default: $LAYOUTD_CONFIG, else none.",
+                               valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Worker threads, each with its own event loop; 0 means one per CPU. Default: 0.",
+                               valueName: "n"))
+    var threads: Int?
+
+    @Option(help: ArgumentHelp("Largest request body accepted, in bytes; larger gets 413. Default: 1048576.",
+                               valueName: "n"))
+    var maxBodyBytes: Int?
+
+    @Option(help: ArgumentHelp("Largest request line plus headers, in bytes. Default: 16384.", valueName: "n"))
+    var maxHeaderBytes: Int?
+
+    @Option(help: ArgumentHelp(
+        "Seconds a connection may stay silent (idle keep-alive, slow request, client not reading) before it is closed. Default: 30.",
+        valueName: "seconds"))
+    var timeoutSeconds: Double?
+
+    @Option(help: ArgumentHelp(
+        "On SIGINT/SIGTERM, how long open connections may take to finish. Default: 1.", valueName: "seconds"))
+    var shutdownGraceSeconds: Double?
+
+    @Option(help: ArgumentHelp("listen(2) backlog of each listener. Default: 511.", valueName: "n"))
+    var backlog: Int?
+
+    @Option(help: ArgumentHelp(
+        "Least severe log level written: trace, debug, info, notice, warning, error or critical. Default: info.",
+        valueName: "level"))
+    var logLevel: String?
+
+    @Option(help: ArgumentHelp("Directory of the port lock files. Default: /tmp.", valueName: "directory"))
+    var lockDirectory: String?
+
+    @Flag(help: "Print the settings in effect, as JSON, and exit.")
+    var printConfig = false
+
+    func run() throws {
+        let settings: DaemonConfiguration
+        do {
+            settings = try resolvedSettings()
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
+        if printConfig {
+            print(settings.jsonText)
+            return
+        }
+
+        let level = settings.swiftLogLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "layoutd")
+
+        let router = Router(configuration: settings)
+        let server = HTTPServer(
+            configuration: serverConfiguration(settings, logger: logger),
+            handler: AccessLog.wrap({ router.respond(to: $0) }, logger: logger))
+
+        let port: Int
+        do {
+            port = try server.start()
+        } catch {
+            writeToStandardError("layoutd: error: \(error)\n")
+            throw ExitCode.failure
+        }
+        let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
+        logger.info("""
+            serving with \(settings.effectiveThreads) worker thread(s); max body \(settings.maxBodyBytes) bytes, \
+            timeout \(jsonNumber(settings.timeoutSeconds)) s
+            """)
+        do {
+            try server.run()
+        } catch {
+            writeToStandardError("layoutd: error: \(error)\n")
+            throw ExitCode.failure
+        }
+        logger.info("stopped")
+    }
+
+    /// Defaults, then the configuration file, then the flags; validated.
+    func resolvedSettings() throws -> DaemonConfiguration {
+        let file = config ?? ProcessInfo.processInfo.environment["LAYOUTD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        var settings = try DaemonConfiguration.load(path: file)
+        if let host { settings.host = host }
+        if let port { settings.port = port }
+        if let threads { settings.threads = threads }
+        if let maxBodyBytes { settings.maxBodyBytes = maxBodyBytes }
+        if let maxHeaderBytes { settings.maxHeaderBytes = maxHeaderBytes }
+        if let timeoutSeconds { settings.timeoutSeconds = timeoutSeconds }
+        if let shutdownGraceSeconds { settings.shutdownGraceSeconds = shutdownGraceSeconds }
+        if let backlog { settings.backlog = backlog }
+        if let logLevel { settings.logLevel = logLevel }
+        if let lockDirectory { settings.lockDirectory = lockDirectory }
+        try settings.validate()
+        return settings
+    }
+
+    private func serverConfiguration(_ settings: DaemonConfiguration, logger: Logger) -> HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.threads = settings.effectiveThreads
+        configuration.backlog = settings.backlog
+        configuration.timeoutSeconds = settings.timeoutSeconds
+        configuration.maxBodyBytes = settings.maxBodyBytes
+        configuration.maxHeaderBytes = settings.maxHeaderBytes
+        configuration.shutdownGraceSeconds = settings.shutdownGraceSeconds
+        configuration.defaultContentType = "application/json"
+        configuration.lockDirectory = settings.lockDirectory
+        configuration.lockName = "layoutd"
+        configuration.handleSignals = true
+        configuration.log = { level, message in
+            switch level {
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            case .error: logger.error("\(message)")
+            }
+        }
+        return configuration
+    }
+}
+
+func writeToStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}

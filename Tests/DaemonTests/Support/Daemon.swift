@@ -1,0 +1,189 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Collects a pipe's output on a background thread, so the child never blocks on a full pipe.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        data.append(chunk)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Runs the built `layoutd` binary.
+enum LayoutdBinary {
+    /// Where `swift build` put `layoutd`. Looked for, in order: `$LAYOUTD_BINARY`; next to the
+    /// test executable (SwiftPM puts test bundles and executables in the same folder); the
+    /// package's `.build*/debug` folders, newest first.
+    static func locate() throws -> URL {
+        let fileManager = FileManager.default
+        func usable(_ url: URL) -> Bool { fileManager.isExecutableFile(atPath: url.path) }
+
+        if let explicit = ProcessInfo.processInfo.environment["LAYOUTD_BINARY"], !explicit.isEmpty {
+            let url = URL(fileURLWithPath: explicit)
+            guard usable(url) else { throw TestFailure("$LAYOUTD_BINARY=\(explicit) is not an executable file") }
+            return url
+        }
+        var candidates: [URL] = []
+        if let executable = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
+        }
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent())
+        }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        // The test bundle may be a directory (…/layoutdPackageTests.xctest/Contents/MacOS/…).
+        for directory in candidates {
+            var current = directory
+            for _ in 0..<4 {
+                let url = current.appendingPathComponent("layoutd")
+                if usable(url) { return url }
+                current = current.deletingLastPathComponent()
+            }
+        }
+        // Tests/DaemonTests/Support/Daemon.swift → package root.
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let buildFolders = ((try? fileManager.contentsOfDirectory(atPath: root.path)) ?? [])
+            .filter { $0.hasPrefix(".build") }
+            .map { root.appendingPathComponent($0).appendingPathComponent("debug").appendingPathComponent("layoutd") }
+            .filter(usable)
+            .sorted { modificationDate($0) > modificationDate($1) }
+        if let newest = buildFolders.first { return newest }
+        throw TestFailure("layoutd binary not found: run `swift build` first, or set LAYOUTD_BINARY")
+    }
+
+    private static func modificationDate(_ url: URL) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `layoutd arguments…` to completion (at most `timeout` seconds).
+    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20) throws -> Result {
+        let process = Process()
+        process.executableURL = try locate()
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        let outCollector = OutputCollector()
+        let errCollector = OutputCollector()
+        out.fileHandleForReading.readabilityHandler = { outCollector.append($0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { errCollector.append($0.availableData) }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TestFailure("layoutd \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        process.waitUntilExit()
+        // Let the readability handlers catch the last bytes.
+        usleep(50_000)
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        outCollector.append(out.fileHandleForReading.readDataToEndOfFile())
+        errCollector.append(err.fileHandleForReading.readDataToEndOfFile())
+        return Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
+    }
+}
+
+/// A running `layoutd serve`, started on a free port; killed when dropped if still running.
+final class Daemon {
+    let process = Process()
+    private let errors = OutputCollector()
+    private let errorPipe = Pipe()
+    private(set) var port = 0
+
+    /// Starts `layoutd serve --port 0 --threads 2 <extra>` and waits for its "listening" line.
+    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20) throws {
+        process.executableURL = try LayoutdBinary.locate()
+        process.arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
+        var environment = ProcessInfo.processInfo.environment
+        environment["LAYOUTD_CONFIG"] = nil
+        process.environment = environment
+        let collector = errors
+        errorPipe.fileHandleForReading.readabilityHandler = { collector.append($0.availableData) }
+        process.standardError = errorPipe
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = Daemon.announcedPort(in: errors.text) {
+                self.port = found
+                return
+            }
+            if !process.isRunning { break }
+            usleep(10_000)
+        }
+        let log = errors.text
+        stop()
+        throw TestFailure("layoutd did not announce its port; stderr:\n\(log)")
+    }
+
+    /// The port in "layoutd listening on http://HOST:PORT".
+    static func announcedPort(in text: String) -> Int? {
+        guard let range = text.range(of: "layoutd listening on http://") else { return nil }
+        let rest = text[range.upperBound...]
+        guard let lineEnd = rest.firstIndex(of: "\n") else { return nil }
+        let address = rest[..<lineEnd]
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        return Int(address[address.index(after: colon)...])
+    }
+
+    var stderr: String { errors.text }
+    var isRunning: Bool { process.isRunning }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to end; returns its exit status, or nil if still running at the deadline.
+    func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { return nil }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    /// Kills the daemon if it still runs.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        errorPipe.fileHandleForReading.readabilityHandler = nil
+    }
+
+    deinit { stop() }
+
+    /// A new connection to the daemon.
+    func connect(timeoutSeconds: Double = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(port: port, timeoutSeconds: timeoutSeconds)
+    }
+}
