@@ -31,7 +31,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "layout-bench", dependencies: [
-            "Cassowary", "LayoutEngine", "LayoutModel", "JSON",
+            "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "CassowaryTests", dependencies: ["Cassowary"]),

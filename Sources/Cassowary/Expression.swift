@@ -88,5 +88,7 @@ public struct SolverStatistics: Equatable, Sendable {
     public var pivots: Int = 0
     public var rows: Int = 0
     public var cells: Int = 0
+    /// Cells holding required equalities' markers (bookkeeping for removal and constant changes).
+    public var dummyCells: Int = 0
     public var levels: Int = 0
 }

@@ -92,6 +92,18 @@ struct Row {
         let n = symbols.count
         let m = other.symbols.count
         if m == 0 { return }
+        if m * 8 < n {
+            // A short row into a long one: binary-search updates beat copying the long row.
+            for j in 0..<m {
+                let s = other.symbols[j]
+                switch add(s, c * other.coefficients[j]) {
+                case 1: inserted.append(s)
+                case -1: removed.append(s)
+                default: break
+                }
+            }
+            return
+        }
         var outS = [Int32]()
         var outC = [Double]()
         outS.reserveCapacity(n + m)

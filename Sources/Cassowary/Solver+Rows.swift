@@ -10,6 +10,7 @@ extension Solver {
         columns.append([])
         owner.append(id)
         isCandidate.append(false)
+        for k in objectives.indices { objectives[k].coefficients.append(0) }
         return s
     }
 
@@ -19,6 +20,7 @@ extension Solver {
         guard n > 0 else { return }
         kinds.removeLast(n); rows.removeLast(n); isBasic.removeLast(n)
         columns.removeLast(n); owner.removeLast(n); isCandidate.removeLast(n)
+        for k in objectives.indices { objectives[k].coefficients.removeLast(n) }
         candidates.removeAll { Int($0) >= count }
     }
 
@@ -81,9 +83,7 @@ extension Solver {
         for k in objectives.indices {
             let c = objectives[k].remove(s)
             if c != 0 {
-                scratchInserted.removeAll(keepingCapacity: true)
-                scratchRemoved.removeAll(keepingCapacity: true)
-                objectives[k].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved)
+                objectives[k].add(row, times: c)
                 for x in row.symbols { markCandidate(x) }
             }
         }
@@ -106,7 +106,7 @@ extension Solver {
         }
         if lo < levelKeys.count && levelKeys[lo] == level { return lo }
         levelKeys.insert(level, at: lo)
-        objectives.insert(Row(), at: lo)
+        objectives.insert(Objective(symbolCount: kinds.count), at: lo)
         return lo
     }
 
@@ -114,10 +114,8 @@ extension Solver {
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
         if isBasic[Int(s)] {
-            scratchInserted.removeAll(keepingCapacity: true)
-            scratchRemoved.removeAll(keepingCapacity: true)
             let row = rows[Int(s)]
-            objectives[k].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved)
+            objectives[k].add(row, times: c)
             for x in row.symbols { markCandidate(x) }
         } else {
             objectives[k].add(s, c)

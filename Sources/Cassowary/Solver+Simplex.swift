@@ -87,7 +87,9 @@ extension Solver {
         let art = newSymbol(.slack)
         installRow(art, row)
         levelKeys.insert(.infinity, at: 0)
-        objectives.insert(row, at: 0)
+        var artificial = Objective(symbolCount: kinds.count)
+        artificial.add(row, times: 1)
+        objectives.insert(artificial, at: 0)
         for s in row.symbols { markCandidate(s) }
         optimize()
         let artificialObjective = objectives.removeFirst()

@@ -31,7 +31,7 @@ public struct Solver: Sendable {
 
     /// Objective levels, highest priority first, and one objective row per level.
     var levelKeys: [Double] = []
-    var objectives: [Row] = []
+    var objectives: [Objective] = []
 
     var records: [ConstraintRecord?] = []
     var edits: [Variable: ConstraintID] = [:]
@@ -46,6 +46,8 @@ public struct Solver: Sendable {
     var scratchRemoved: [Int32] = []
 
     public internal(set) var statistics = SolverStatistics()
+    /// How many held constraints are broken (so that asking is O(1) when none are).
+    public internal(set) var brokenCount = 0
 
     public init() {}
 
@@ -106,6 +108,7 @@ public struct Solver: Sendable {
             record.level = Strength.brokenLevel
             record.conflicts = conflicts
             insertOptional(&record, id: id)
+            brokenCount += 1
             records.append(record)
             optimize()
             return AddResult(id: id, isBroken: true, conflicts: conflicts)
@@ -116,6 +119,7 @@ public struct Solver: Sendable {
     /// - Throws: `SolverError.unknownConstraint` when `id` is not held by this solver.
     public mutating func remove(_ id: ConstraintID) throws(SolverError) {
         guard let record = record(id) else { throw .unknownConstraint }
+        if isBroken(id) { brokenCount -= 1 }
         records[Int(id.index)] = nil
         removeEffects(record)
         optimize()
@@ -204,6 +208,7 @@ public struct Solver: Sendable {
         for i in isBasic.indices where isBasic[i] {
             s.rows += 1
             s.cells += rows[i].count
+            for sym in rows[i].symbols where kinds[Int(sym)] == .dummy { s.dummyCells += 1 }
         }
         s.levels = levelKeys.count
         return s

@@ -81,6 +81,15 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
     }
 
+    deinit {
+        // Started but never run: release what start() took.
+        if state == .started {
+            for worker in workers { worker.destroyUnstarted() }
+            freeControlLoop()
+            portLock?.release()
+        }
+    }
+
     /// The port the server listens on once ``start()`` has returned.
     public var port: Int? { lock.withLock { boundPort } }
 

@@ -30,7 +30,9 @@ public final class HTTPStream: @unchecked Sendable {
 
     /// Unique within the server.
     public let id: UInt64
-    private let worker: Worker
+    /// Weak: an application that keeps streams in a registry reachable from its handler would
+    /// otherwise form a cycle stream → worker → handler → registry → stream.
+    private weak var worker: Worker?
 
     // Owning loop thread only.
     private var request: OpaquePointer?
@@ -62,12 +64,12 @@ public final class HTTPStream: @unchecked Sendable {
     public var reasonClosed: CloseReason? { lock.withLock { closeReason } }
 
     /// Whether the caller is on the loop thread that owns this stream.
-    public var isOnOwningThread: Bool { worker.isCurrentThread }
+    public var isOnOwningThread: Bool { worker?.isCurrentThread ?? false }
 
     /// Sends `bytes` as one chunk. Ignored once the stream has ended.
     public func send(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        worker.perform { [self] in write(bytes) }
+        worker?.perform { [self] in write(bytes) }
     }
 
     public func send(_ text: String) {
@@ -101,7 +103,7 @@ public final class HTTPStream: @unchecked Sendable {
 
     /// Ends the stream cleanly (the last chunk is sent after whatever is queued before it).
     public func finish() {
-        worker.perform { [self] in finishOnLoop(reason: .finished) }
+        worker?.perform { [self] in finishOnLoop(reason: .finished) }
     }
 
     /// Sets the handler run once when the stream ends, on the owning thread. If the stream has
@@ -119,13 +121,13 @@ public final class HTTPStream: @unchecked Sendable {
     /// false when that loop has ended and the job was dropped.
     @discardableResult
     public func execute(_ job: @escaping @Sendable () -> Void) -> Bool {
-        worker.perform(job)
+        worker?.perform(job) ?? false
     }
 
     // MARK: owning loop thread
 
     func startHeartbeat() {
-        guard let heartbeat, heartbeat.interval > 0, !heartbeat.bytes.isEmpty else { return }
+        guard let heartbeat, heartbeat.interval > 0, !heartbeat.bytes.isEmpty, let worker else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let event = event_new(worker.base, -1, Int16(EV_PERSIST), streamHeartbeatCallback, me) else {
             worker.report(.warning, "stream \(id): cannot create its heartbeat timer")
@@ -145,7 +147,7 @@ public final class HTTPStream: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) {
-        guard let request, let connection else { return }
+        guard let request, let connection, let worker else { return }
         if let bufferevent = evhttp_connection_get_bufferevent(connection),
            let pending = bufferevent_get_output(bufferevent),
            evbuffer_get_length(pending) + bytes.count > worker.configuration.maxStreamBufferBytes {
@@ -166,7 +168,7 @@ public final class HTTPStream: @unchecked Sendable {
         stopHeartbeat()
         self.request = nil
         self.connection = nil
-        worker.streamEnded(connection: connection)
+        worker?.streamEnded(connection: connection)
         // libevent frees the request once the last chunk is written.
         evhttp_send_reply_end(request)
         markClosed(reason)

@@ -6,7 +6,7 @@ struct ActivationContext {
     /// View id → visible (not hidden, alpha > 0, every ancestor visible; a guide when its ancestors are).
     let visible: [String: Bool]
     let isGuide: Set<String>
-    let rootInputs: [String: FrameSpec]
+    var rootInputs: [String: FrameSpec]
     /// A delegate constraint's last state, for entries the `delegate` map does not mention.
     let delegateMemory: [String: Bool]
 

@@ -20,62 +20,70 @@ extension LayoutSystem {
         var viewsByID: [String: View] = [:]
         viewsByID.reserveCapacity(document.views.count)
         for view in document.views { viewsByID[view.id] = view }
-        for view in document.views {
-            let v = variables(for: view.id)
-            func fixed(_ field: CompiledConstraint.ViewField, _ terms: [Term], _ value: Double,
-                       priority: Double = Priority.required, root: Bool = false) {
-                out.append(CompiledConstraint(key: .view(view.id, field), terms: AnchorTranslation.canonical(terms),
-                                              constant: -value, relation: .equal, priority: priority,
-                                              active: true, isRootSize: root))
-            }
-            if let parentID = view.parent {
-                let p = variables(for: parentID)
-                if let x = view.frame.x { fixed(.x, [Term(v.minX), Term(p.minX, -1)], x) }
-                if let y = view.frame.y { fixed(.y, [Term(v.minY), Term(p.minY, -1)], y) }
-                if let w = view.frame.width { fixed(.width, [Term(v.width)], w) }
-                if let h = view.frame.height { fixed(.height, [Term(v.height)], h) }
-            } else {
-                fixed(.x, [Term(v.minX)], view.frame.x ?? 0)
-                fixed(.y, [Term(v.minY)], view.frame.y ?? 0)
-                // A given root size is an input (changed later by edit suggestion); an omitted one
-                // is the fitting size: pulled to its smallest value at priority 50.
-                if let w = view.frame.width { fixed(.width, [Term(v.width)], w, root: true) }
-                else { fixed(.width, [Term(v.width)], 0, priority: Priority.fittingSize) }
-                if let h = view.frame.height { fixed(.height, [Term(v.height)], h, root: true) }
-                else { fixed(.height, [Term(v.height)], 0, priority: Priority.fittingSize) }
-            }
-            if let w = view.intrinsicWidth {
-                out.append(CompiledConstraint(key: .view(view.id, .widthMax), terms: [Term(v.width)], constant: -w,
-                                              relation: .lessOrEqual, priority: view.hugging.horizontal, active: true))
-                out.append(CompiledConstraint(key: .view(view.id, .widthMin), terms: [Term(v.width)], constant: -w,
-                                              relation: .greaterOrEqual, priority: view.compressionResistance.horizontal,
-                                              active: true))
-            }
-            if let h = view.intrinsicHeight {
-                out.append(CompiledConstraint(key: .view(view.id, .heightMax), terms: [Term(v.height)], constant: -h,
-                                              relation: .lessOrEqual, priority: view.hugging.vertical, active: true))
-                out.append(CompiledConstraint(key: .view(view.id, .heightMin), terms: [Term(v.height)], constant: -h,
-                                              relation: .greaterOrEqual, priority: view.compressionResistance.vertical,
-                                              active: true))
-            }
-        }
+        for view in document.views { compileView(view, into: &out) }
         for entry in document.constraints {
-            for (index, item) in entry.items.enumerated() {
-                var terms: [Term] = []
-                terms.reserveCapacity(item.terms.count * 2)
-                var constant = item.constant
-                for t in item.terms {
-                    guard let view = viewsByID[t.anchor.view] else { continue }
-                    AnchorTranslation.accumulate(t.anchor.attribute, of: view, variables(for: view.id),
-                                                 direction: document.direction, coefficient: t.coefficient,
-                                                 into: &terms, constant: &constant)
-                }
-                out.append(CompiledConstraint(key: .entry(entry.id, index), terms: AnchorTranslation.canonical(terms),
-                                              constant: constant, relation: item.relation.solverRelation,
-                                              priority: item.priority, active: activation.isActive(entry, item)))
-            }
+            compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &out)
         }
         return out
+    }
+
+    /// The constraints a view generates: frame fields, then intrinsic size.
+    mutating func compileView(_ view: View, into out: inout [CompiledConstraint]) {
+        let v = variables(for: view.id)
+        func fixed(_ field: CompiledConstraint.ViewField, _ terms: [Term], _ value: Double,
+                   priority: Double = Priority.required, root: Bool = false) {
+            out.append(CompiledConstraint(key: .view(view.id, field), terms: AnchorTranslation.canonical(terms),
+                                          constant: -value, relation: .equal, priority: priority,
+                                          active: true, isRootSize: root))
+        }
+        func intrinsic(_ field: CompiledConstraint.ViewField, _ x: Variable, _ value: Double,
+                       _ relation: Cassowary.Relation, _ priority: Double) {
+            out.append(CompiledConstraint(key: .view(view.id, field), terms: [Term(x)], constant: -value,
+                                          relation: relation, priority: priority, active: true))
+        }
+        if let parentID = view.parent {
+            let p = variables(for: parentID)
+            if let x = view.frame.x { fixed(.x, [Term(v.minX), Term(p.minX, -1)], x) }
+            if let y = view.frame.y { fixed(.y, [Term(v.minY), Term(p.minY, -1)], y) }
+            if let w = view.frame.width { fixed(.width, [Term(v.width)], w) }
+            if let h = view.frame.height { fixed(.height, [Term(v.height)], h) }
+        } else {
+            fixed(.x, [Term(v.minX)], view.frame.x ?? 0)
+            fixed(.y, [Term(v.minY)], view.frame.y ?? 0)
+            // A given root size is an input (changed later by edit suggestion); an omitted one is
+            // the fitting size: pulled to its smallest value at priority 50.
+            if let w = view.frame.width { fixed(.width, [Term(v.width)], w, root: true) }
+            else { fixed(.width, [Term(v.width)], 0, priority: Priority.fittingSize) }
+            if let h = view.frame.height { fixed(.height, [Term(v.height)], h, root: true) }
+            else { fixed(.height, [Term(v.height)], 0, priority: Priority.fittingSize) }
+        }
+        if let w = view.intrinsicWidth {
+            intrinsic(.widthMax, v.width, w, .lessOrEqual, view.hugging.horizontal)
+            intrinsic(.widthMin, v.width, w, .greaterOrEqual, view.compressionResistance.horizontal)
+        }
+        if let h = view.intrinsicHeight {
+            intrinsic(.heightMax, v.height, h, .lessOrEqual, view.hugging.vertical)
+            intrinsic(.heightMin, v.height, h, .greaterOrEqual, view.compressionResistance.vertical)
+        }
+    }
+
+    /// The constraints an entry makes, one per item, with their activation.
+    mutating func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views viewsByID: [String: View],
+                               activation: ActivationContext, into out: inout [CompiledConstraint]) {
+        for (index, item) in entry.items.enumerated() {
+            var terms: [Term] = []
+            terms.reserveCapacity(item.terms.count * 2)
+            var constant = item.constant
+            for t in item.terms {
+                guard let view = viewsByID[t.anchor.view] else { continue }
+                AnchorTranslation.accumulate(t.anchor.attribute, of: view, variables(for: view.id),
+                                             direction: direction, coefficient: t.coefficient,
+                                             into: &terms, constant: &constant)
+            }
+            out.append(CompiledConstraint(key: .entry(entry.id, index), terms: AnchorTranslation.canonical(terms),
+                                          constant: constant, relation: item.relation.solverRelation,
+                                          priority: item.priority, active: activation.isActive(entry, item)))
+        }
     }
 }
 

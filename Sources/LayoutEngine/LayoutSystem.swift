@@ -18,7 +18,7 @@ public struct EditStats: Equatable, Sendable {
 ///
 /// A value: copying it is cheap (copy-on-write storage), which is how a strict edit rolls back.
 public struct LayoutSystem: Sendable {
-    public private(set) var document: Document
+    public internal(set) var document: Document
     var solver = Solver()
     var variables: [String: ViewVariables] = [:]
     /// The current compilation in processing order, and where each item sits in the solver.
@@ -29,30 +29,55 @@ public struct LayoutSystem: Sendable {
     var keyOfConstraint: [Int32: CompiledConstraint.Key] = [:]
     /// A delegate constraint's last state (spec: with no entry it keeps its last state).
     var delegateMemory: [String: Bool] = [:]
+    /// Lookups for the fast edit paths, rebuilt with the document.
+    var viewsByID: [String: View] = [:]
+    var entryIndex: [String: Int] = [:]
+    var viewIndex: [String: Int] = [:]
+    var activation: ActivationContext
+    /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
+    var hasWhenRules = false
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
         self.document = document
+        self.activation = ActivationContext(document: document, delegateMemory: [:])
         build(rememberingDelegates: [:])
     }
 
-    private mutating func build(rememberingDelegates memory: [String: Bool]) {
+    mutating func indexDocument(_ context: ActivationContext) {
+        activation = context
+        viewsByID = Dictionary(minimumCapacity: document.views.count)
+        viewIndex = Dictionary(minimumCapacity: document.views.count)
+        for (i, v) in document.views.enumerated() { viewsByID[v.id] = v; viewIndex[v.id] = i }
+        hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
+        entryIndex = Dictionary(minimumCapacity: document.constraints.count)
+        for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
+    }
+
+    mutating func build(rememberingDelegates memory: [String: Bool]) {
         solver = Solver()
         variables = [:]
         keyOfConstraint = [:]
         let context = ActivationContext(document: document, delegateMemory: memory)
+        indexDocument(context)
         compiled = compile(document, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
         position = Dictionary(minimumCapacity: compiled.count)
-        for (i, c) in compiled.enumerated() {
-            position[c.key] = i
-            if c.active { solverIDs[i] = install(c) }
+        for (i, c) in compiled.enumerated() { position[c.key] = i }
+        // Required constraints first, in processing order (which decides what breaks), then the
+        // optional ones: they cannot break, a unique optimum does not depend on their order, and
+        // adding preferences before the structure that pins them costs degenerate pivots.
+        for (i, c) in compiled.enumerated() where c.active && c.priority >= Priority.required {
+            solverIDs[i] = install(c)
+        }
+        for (i, c) in compiled.enumerated() where c.active && c.priority < Priority.required {
+            solverIDs[i] = install(c)
         }
         delegateMemory = nextDelegateMemory(context)
     }
 
     /// Adds a compiled constraint to the solver (broken when it conflicts).
-    private mutating func install(_ c: CompiledConstraint) -> ConstraintID? {
+    mutating func install(_ c: CompiledConstraint) -> ConstraintID? {
         // Priorities are validated by the model; a refusal here would be a bug, never a crash.
         guard let r = try? solver.add(c.expression, c.relation, priority: c.priority, onConflict: .keepBroken) else {
             return nil
@@ -61,7 +86,7 @@ public struct LayoutSystem: Sendable {
         return r.id
     }
 
-    private func nextDelegateMemory(_ context: ActivationContext) -> [String: Bool] {
+    func nextDelegateMemory(_ context: ActivationContext) -> [String: Bool] {
         var memory: [String: Bool] = [:]
         for entry in document.constraints where entry.activation == .delegate {
             memory[entry.id] = context.ruleHolds(entry, entry.items.first ?? LinearConstraint(
@@ -78,7 +103,7 @@ public struct LayoutSystem: Sendable {
     public mutating func apply(_ newDocument: Document) -> EditStats {
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
-        let hadBroken = !solver.brokenConstraints.isEmpty
+        let hadBroken = solver.brokenCount > 0
         let context = ActivationContext(document: newDocument, delegateMemory: delegateMemory)
         let next = compile(newDocument, activation: context)
         var nextPosition: [CompiledConstraint.Key: Int] = Dictionary(minimumCapacity: next.count)
@@ -118,7 +143,7 @@ public struct LayoutSystem: Sendable {
             }
         }
         document = newDocument
-        if failed || !solver.brokenConstraints.isEmpty {
+        if failed || solver.brokenCount > 0 {
             let memory = delegateMemory
             build(rememberingDelegates: memory)
             stats.rebuilt = true
@@ -130,6 +155,7 @@ public struct LayoutSystem: Sendable {
         solverIDs = nextIDs
         position = nextPosition
         delegateMemory = nextDelegateMemory(context)
+        indexDocument(context)
         stats.pivots = solver.statistics.pivots - pivotsBefore
         return stats
     }

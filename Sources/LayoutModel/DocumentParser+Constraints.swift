@@ -79,7 +79,7 @@ struct ConstraintsParser {
         return false
     }
 
-    /// Validates and compiles one entry. Problems come back in the order of the entry's fields.
+    /// Validates and compiles one entry; the caller puts the problems in field order.
     func parseEntry(_ value: JSONValue, id: String, at p: String, keyed: Bool) -> (ConstraintEntry?, [Problem]) {
         let context = CompileContext(views: views, dialect: dialect, priorityField: nil, maxMagnitude: limits.maxMagnitude)
         switch value {

@@ -1,1 +1,143 @@
-print("layout-bench")
+import ArgumentParser
+import Foundation
+import JSON
+import LayoutAPI
+import LayoutEngine
+import LayoutModel
+
+/// Times layoutd's engine on a bundle written by `shared/bench/workloads.py bundle` and prints one
+/// JSON line per case with the field names kiwi's harness prints, so both columns come from the
+/// same systems (equal checksums).
+@main
+struct LayoutBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layout-bench",
+        abstract: "Time build, root-width edits and constant changes on a workload bundle.",
+        discussion: """
+        Cases (one JSON line each):
+          build            compile + solve the parsed document (JSON parsing excluded), p50 of R runs
+          edit             suggest each root width of "widths" (an edit suggestion, dual simplex)
+          constant-change  each (constraint id, new constant) of "constantChanges", in place
+          pipeline         parse + validate + compile + solve + encode the document's JSON text
+        checksum = Σ over views of x + y (relative to the parent) + width + height.
+        """)
+
+    @Option(help: "Bundle file from workloads.py bundle.") var bundle: String
+    @Option(help: "Edits and constant changes to run at most.") var maxOps: Int = 2000
+    @Option(help: "Build repetitions (default: 20 up to 200 views, 5 up to 2000, else 3).") var buildReps: Int?
+    @Option(help: "Stop a timed loop after this many seconds.") var maxSeconds: Double = 3
+
+    func run() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: bundle))
+        let json = try JSONParser.parse([UInt8](data))
+        guard let documentJSON = json["document"] else { throw ValidationError("bundle has no document") }
+        let workload = json["meta"]?["workload"]?.stringValue ?? "?"
+        let document: Document
+        switch DocumentParser.parse(documentJSON) {
+        case .success(let d): document = d
+        case .failure(let e): throw ValidationError("invalid document: \(e.problems.prefix(5))")
+        }
+        let views = document.views.count
+        let reps = buildReps ?? (views <= 200 ? 20 : views <= 2000 ? 5 : 3)
+
+        var builds: [Double] = []
+        var system: LayoutSystem? = nil
+        for _ in 0..<reps {
+            system = nil
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let s = LayoutSystem(document: document)
+            builds.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+            system = s
+        }
+        var sys = system!
+        let st = sys.solverStatistics
+        emit(f(["case": "build", "workload": workload, "views": views, "reps": reps,
+              "build_ms_min": builds.min()!, "build_ms_p50": percentile(builds, 50), "build_ms_max": builds.max()!,
+              "pivots": st.pivots, "rows": st.rows, "cells": st.cells, "dummyCells": st.dummyCells, "levels": st.levels,
+              "broken": sys.diagnostics.broken.count, "checksum": checksum(sys)]))
+
+        let root = document.views.first { $0.isRoot && $0.frame.width != nil }!.id
+        var edits: [Double] = []
+        let start = DispatchTime.now().uptimeNanoseconds
+        for w in (json["widths"]?.arrayValue ?? []).prefix(maxOps).compactMap(\.numberValue) {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            guard sys.resizeRoot(root, width: w, height: nil) != nil else { throw ValidationError("no edit path") }
+            edits.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+            if Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
+        }
+        emit(f(["case": "edit", "workload": workload, "views": views]) + stats(edits, "us")
+             + f(["checksum": checksum(sys)]))
+
+        var changes: [Double] = []
+        var rebuilt = 0
+        let start2 = DispatchTime.now().uptimeNanoseconds
+        var entryByID: [String: ConstraintEntry] = [:]
+        for e in document.constraints { entryByID[e.id] = e }
+        for change in (json["constantChanges"]?.arrayValue ?? []).prefix(maxOps) {
+            guard let pair = change.arrayValue, let id = pair.first?.stringValue, let c = pair.last?.numberValue,
+                  var entry = entryByID[id], entry.items.count == 1 else { continue }
+            // Object form: first REL m·second + c  →  item constant -c.
+            entry.items[0].constant = -c
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            guard let s = sys.replaceEntry(entry) else { throw ValidationError("no constant path") }
+            changes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+            if s.rebuilt { rebuilt += 1 }
+            entryByID[id] = entry
+            if Double(DispatchTime.now().uptimeNanoseconds - start2) > maxSeconds * 1e9 { break }
+        }
+        emit(f(["case": "constant-change", "workload": workload, "views": views, "attempted": changes.count,
+              "rebuilt": rebuilt]) + stats(changes, "us") + f(["checksum": checksum(sys)]))
+
+        let text = JSONWriter.serialize(documentJSON)
+        var pipeline: [Double] = []
+        var bytes = 0
+        for _ in 0..<reps {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let parsed = try JSONParser.parse(text)
+            guard case .success(let d) = DocumentParser.parse(parsed) else { throw ValidationError("invalid") }
+            let body = ResultEncoder.solveBody(LayoutSystem(document: d))
+            pipeline.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+            bytes = body.count
+        }
+        emit(f(["case": "pipeline", "workload": workload, "views": views, "reps": reps, "document_bytes": text.count,
+              "response_bytes": bytes, "ms_min": pipeline.min()!, "ms_p50": percentile(pipeline, 50),
+              "ms_max": pipeline.max()!]))
+    }
+
+    func checksum(_ s: LayoutSystem) -> Double {
+        s.frames().reduce(0) { $0 + $1.frame.x + $1.frame.y + $1.frame.width + $1.frame.height }
+    }
+
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let v = values.sorted()
+        let k = max(0, Int((p / 100 * Double(v.count)).rounded(.up)) - 1)
+        return v[min(k, v.count - 1)]
+    }
+
+    func stats(_ values: [Double], _ unit: String) -> [(String, Any)] {
+        f(["n": values.count, "\(unit)_min": values.min() ?? 0, "\(unit)_p50": percentile(values, 50),
+         "\(unit)_p90": percentile(values, 90), "\(unit)_p99": percentile(values, 99),
+         "\(unit)_max": values.max() ?? 0, "\(unit)_mean": values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)])
+    }
+
+    func f(_ kv: KeyValuePairs<String, Any>) -> [(String, Any)] { kv.map { ($0.key, $0.value) } }
+
+    func emit(_ pairs: [(String, Any)]) {
+        var w = JSONWriter()
+        w.appendRaw("{")
+        for (i, (k, v)) in pairs.enumerated() {
+            if i > 0 { w.appendRaw(",") }
+            w.appendKey(k)
+            switch v {
+            case let s as String: w.appendString(s)
+            case let n as Int: w.appendInteger(Int64(n))
+            case let d as Double: w.appendNumber((d * 1000).rounded() / 1000)
+            default: w.appendNull()
+            }
+        }
+        w.appendRaw("}")
+        print(String(decoding: w.bytes, as: UTF8.self))
+    }
+}
+

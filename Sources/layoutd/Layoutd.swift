@@ -21,6 +21,7 @@ struct Layoutd: ParsableCommand {
             or an invalid setting (flag or configuration file).
             """,
         version: "0.1.0",
+        // `solve` (layoutd solve FILE|-) joins here; there is deliberately no default subcommand.
         subcommands: [Serve.self]
     )
 }

@@ -28,6 +28,37 @@ enum LayoutdBinary {
     /// test executable (SwiftPM puts test bundles and executables in the same folder); the
     /// package's `.build*/debug` folders, newest first.
     static func locate() throws -> URL {
+        let binary = try find()
+        if ProcessInfo.processInfo.environment["LAYOUTD_BINARY"] == nil {
+            try checkNotStale(binary)
+        }
+        return binary
+    }
+
+    private static let packageRoot = URL(fileURLWithPath: #filePath)  // Tests/DaemonTests/Support/Daemon.swift
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The source folders whose edits these tests are about (the daemon and its HTTP layer).
+    private static let watchedSources = ["layoutd", "EventHTTP", "CLibevent"]
+
+    /// `swift test` recompiles the layoutd module but does not relink the executable, so after an
+    /// edit the binary can be older than the code under test: refuse it rather than test old code.
+    private static func checkNotStale(_ binary: URL) throws {
+        let built = modificationDate(binary)
+        for folder in watchedSources {
+            let sources = packageRoot.appendingPathComponent("Sources").appendingPathComponent(folder)
+            let files = (try? FileManager.default.contentsOfDirectory(at: sources, includingPropertiesForKeys: nil)) ?? []
+            for file in files where modificationDate(file) > built {
+                throw TestFailure("""
+                    \(binary.path) is older than \(file.path): run `swift build` (with the same \
+                    --scratch-path) before `swift test`; scripts/test does both
+                    """)
+            }
+        }
+    }
+
+    private static func find() throws -> URL {
         let fileManager = FileManager.default
         func usable(_ url: URL) -> Bool { fileManager.isExecutableFile(atPath: url.path) }
 
@@ -53,10 +84,7 @@ enum LayoutdBinary {
                 current = current.deletingLastPathComponent()
             }
         }
-        // Tests/DaemonTests/Support/Daemon.swift → package root.
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        let root = packageRoot
         let buildFolders = ((try? fileManager.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { $0.hasPrefix(".build") }
             .map { root.appendingPathComponent($0).appendingPathComponent("debug").appendingPathComponent("layoutd") }

@@ -1,0 +1,62 @@
+import LayoutModel
+
+/// The API's settings: the limits of http.md "Limits and configuration" that belong to the API
+/// (bind address, port and threads belong to the daemon), and a clock for session expiry.
+public struct APIConfiguration: Sendable {
+    /// Largest request body accepted, in bytes; a larger one is a 413. Default 1 MiB (the
+    /// transport should enforce the same limit before buffering; this check gives the friendly
+    /// problem body).
+    public var maxBodyBytes: Int
+    /// Most views per document (422 `too_many_views` beyond). Default 20 000.
+    public var maxViews: Int
+    /// Most constraint entries per document (422 `too_many_constraints` beyond). Default 100 000.
+    public var maxConstraints: Int
+    /// Most sessions alive at once; creating one more answers 429. Default 10 000.
+    public var maxSessions: Int
+    /// A session not touched (by any request naming it) for this many seconds is dropped.
+    /// Default 900 (15 minutes); 0 or less never expires sessions.
+    public var sessionIdleTimeoutSeconds: Double
+    /// Origins allowed to call the API from a browser: exact `scheme://host[:port]` strings, or
+    /// `*` for any origin. Default none (no CORS headers at all).
+    public var corsOrigins: [String]
+    /// Deepest nesting of arrays/objects accepted in a body; deeper is a 400. Default 64 (a
+    /// layout document needs about 6).
+    public var maxJSONDepth: Int
+    /// Seconds on a monotonic clock; injected by tests of expiry. Default: `ContinuousClock`.
+    public var clock: @Sendable () -> Double
+
+    public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
+                maxSessions: Int = 10_000, sessionIdleTimeoutSeconds: Double = 900,
+                corsOrigins: [String] = [], maxJSONDepth: Int = 64,
+                clock: @escaping @Sendable () -> Double = APIConfiguration.monotonicSeconds) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxViews = maxViews
+        self.maxConstraints = maxConstraints
+        self.maxSessions = maxSessions
+        self.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds
+        self.corsOrigins = corsOrigins
+        self.maxJSONDepth = maxJSONDepth
+        self.clock = clock
+    }
+
+    /// The document limits these settings imply (number magnitudes keep the model's default).
+    public var documentLimits: DocumentLimits {
+        DocumentLimits(maxViews: maxViews, maxConstraints: maxConstraints)
+    }
+
+    private static let epoch = ContinuousClock.now
+
+    /// Seconds since the process first asked, on `ContinuousClock`.
+    @Sendable public static func monotonicSeconds() -> Double {
+        (ContinuousClock.now - epoch).seconds
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let c = components
+        return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+
+    var milliseconds: Double { seconds * 1000 }
+}

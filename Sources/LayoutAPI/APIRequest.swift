@@ -1,0 +1,52 @@
+/// One HTTP request as the API sees it: no sockets, plain values.
+///
+/// The transport (layoutd's EventHTTP glue, or a test) builds it from the wire request.
+public struct APIRequest: Sendable {
+    /// `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE` or `OPTIONS`, as sent (methods are case-sensitive).
+    public var method: String
+    /// The path, already percent-decoded (`/v1/sessions/a%23b` arrives as `/v1/sessions/a#b`).
+    public var path: String
+    /// The raw query string without the leading `?` (`""` when there is none), still percent-encoded.
+    public var query: String
+    /// Request headers in the order received; names keep the client's spelling.
+    public var headers: [(name: String, value: String)]
+    /// The request body (empty when there is none).
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String = "",
+                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A request with a UTF-8 text body (tests, tools).
+    public init(method: String, path: String, query: String = "",
+                headers: [(name: String, value: String)] = [], text: String) {
+        self.init(method: method, path: path, query: query, headers: headers, body: Array(text.utf8))
+    }
+
+    /// The value of the first header called `name`, compared without regard to ASCII case.
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// Every value of the headers called `name` (case-insensitive), in order.
+    public func headers(named name: String) -> [String] {
+        headers.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+    }
+}
+
+/// ASCII case-insensitive equality (header names, media types), without allocating.
+func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    let x = a.utf8, y = b.utf8
+    guard x.count == y.count else { return false }
+    for (c, d) in zip(x, y) where c != d {
+        let lc = (c >= 0x41 && c <= 0x5A) ? c | 0x20 : c
+        let ld = (d >= 0x41 && d <= 0x5A) ? d | 0x20 : d
+        if lc != ld { return false }
+    }
+    return true
+}

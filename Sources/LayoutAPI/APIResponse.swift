@@ -1,0 +1,33 @@
+/// What the API answers: a status, headers in order, and a body.
+///
+/// `Content-Length`, `Date` and the like are the transport's business. A `HEAD` answer carries
+/// the body the `GET` would have had, so that the transport can send its `Content-Length`; the
+/// transport must not send the body itself (EventHTTP drops it, as it does for 204 and 304).
+public struct APIResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the first header called `name` (ASCII case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// The body decoded as UTF-8 (tests, logs).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// A JSON response (`Content-Type: application/json`).
+    static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> APIResponse {
+        APIResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+
+    mutating func addHeader(_ name: String, _ value: String) {
+        headers.append((name, value))
+    }
+}

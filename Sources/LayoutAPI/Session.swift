@@ -1,0 +1,41 @@
+import JSON
+import LayoutEngine
+
+/// One session: a layout document held in a solver between requests.
+///
+/// Its state sits behind its own lock, so requests on one session are serialised while
+/// different sessions proceed in parallel.
+final class Session: Sendable {
+    let id: String
+    let state: Locked<SessionState>
+
+    init(id: String, state: SessionState) {
+        self.id = id
+        self.state = Locked(state)
+    }
+}
+
+/// Everything a session is: what GET returns and what the next PATCH starts from.
+///
+/// A failed request never writes to it, so it stays byte-for-byte what it was.
+struct SessionState: Sendable {
+    /// The canonical JSON form of the document (views and constraints keyed by id).
+    var canonical: JSONValue
+    var system: LayoutSystem
+    var revision: Int
+    /// Diagnostics of `system`, computed once per revision.
+    var diagnostics: Diagnostics
+    /// Frames of `system` relative to the parent, in view order (compared by the next PATCH).
+    var frames: [(id: String, frame: Frame)]
+    /// False once the session is deleted or expired; a request that looked it up before then
+    /// answers 404 instead of editing a session nobody can see.
+    var alive = true
+
+    init(canonical: JSONValue, system: LayoutSystem, revision: Int, diagnostics: Diagnostics) {
+        self.canonical = canonical
+        self.system = system
+        self.revision = revision
+        self.diagnostics = diagnostics
+        self.frames = system.frames(.relative)
+    }
+}

@@ -1,0 +1,115 @@
+import Cassowary
+import LayoutModel
+
+// Fast edit paths that touch only the delta, without recompiling the document. Each returns nil
+// when it does not apply (the caller then uses `apply(_:)` with the whole new document).
+
+extension LayoutSystem {
+    /// A root's given width and/or height changed: edit suggestions (constant changes of the root
+    /// size constraints through the dual simplex).
+    /// - Returns: nil when the view is not a root with those sizes given, or `when` rules exist.
+    public mutating func resizeRoot(_ id: String, width: Double?, height: Double?) -> EditStats? {
+        guard let vi = viewIndex[id], document.views[vi].isRoot, !hasWhenRules else { return nil }
+        var view = document.views[vi]
+        if width != nil && view.frame.width == nil { return nil }
+        if height != nil && view.frame.height == nil { return nil }
+        if solver.brokenCount > 0 { return nil }
+        var stats = EditStats()
+        let pivotsBefore = solver.statistics.pivots
+        var failed = false
+        for (field, value) in [(CompiledConstraint.ViewField.width, width), (.height, height)] {
+            guard let value, let pos = position[.view(id, field)], let cid = solverIDs[pos] else { continue }
+            if compiled[pos].constant == -value { continue }
+            do {
+                try solver.setConstant(cid, to: -value)
+                compiled[pos].constant = -value
+                stats.editsSuggested += 1
+            } catch {
+                failed = true
+            }
+        }
+        if let width { view.frame.width = width }
+        if let height { view.frame.height = height }
+        document.views[vi] = view
+        viewsByID[id] = view
+        activation.rootInputs[id] = view.frame
+        if failed || solver.brokenCount > 0 {
+            build(rememberingDelegates: delegateMemory)
+            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
+        }
+        stats.pivots = solver.statistics.pivots - pivotsBefore
+        return stats
+    }
+
+    /// One existing constraint entry changed (same id): only its items are compared, constants
+    /// change in place, other items are removed and added.
+    /// - Returns: nil when the entry is new, or broken constraints exist (the caller applies the
+    ///   whole document so that broken ones follow processing order).
+    public mutating func replaceEntry(_ entry: ConstraintEntry) -> EditStats? {
+        guard let index = entryIndex[entry.id], solver.brokenCount == 0 else { return nil }
+        let old = document.constraints[index]
+        document.constraints[index] = entry
+        var next: [CompiledConstraint] = []
+        compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &next)
+        var stats = EditStats()
+        let pivotsBefore = solver.statistics.pivots
+        let count = max(old.items.count, next.count)
+        // Removals first.
+        var keep = [Bool](repeating: false, count: count)
+        for k in 0..<count {
+            guard let pos = position[.entry(entry.id, k)], let cid = solverIDs[pos] else { continue }
+            if k < next.count, next[k].active, compiled[pos].hasSameShape(as: next[k]) {
+                keep[k] = true
+                continue
+            }
+            try? solver.remove(cid)
+            keyOfConstraint[cid.index] = nil
+            solverIDs[pos] = nil
+            stats.removed += 1
+        }
+        var failed = false
+        for k in 0..<next.count {
+            let c = next[k]
+            let pos: Int
+            if let p = position[c.key] {
+                pos = p
+            } else {
+                pos = compiled.count
+                compiled.append(c)
+                solverIDs.append(nil)
+                position[c.key] = pos
+            }
+            if keep[k], let cid = solverIDs[pos] {
+                if compiled[pos].constant != c.constant {
+                    do { try solver.setConstant(cid, to: c.constant) } catch { failed = true }
+                    stats.constantsChanged += 1
+                }
+            } else if c.active {
+                solverIDs[pos] = install(c)
+                stats.added += 1
+            }
+            compiled[pos] = c
+        }
+        for k in next.count..<max(next.count, old.items.count) {
+            if let pos = position[.entry(entry.id, k)] { compiled[pos].active = false }
+        }
+        if entry.activation == .delegate || old.activation == .delegate {
+            delegateMemory = nextDelegateMemory(activation)
+        }
+        if failed || solver.brokenCount > 0 {
+            build(rememberingDelegates: delegateMemory)
+            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
+        }
+        stats.pivots = solver.statistics.pivots - pivotsBefore
+        return stats
+    }
+}
+
+extension EditStats {
+    init(rebuilt: Bool, added: Int, pivots: Int) {
+        self.init()
+        self.rebuilt = rebuilt
+        self.added = added
+        self.pivots = pivots
+    }
+}

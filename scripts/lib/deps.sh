@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Shared by scripts/run and scripts/test: make sure the system packages layoutd builds against
+# are installed. Source it, then call ensure_deps.
+
+# Prints to stderr.
+deps_say() { printf 'scripts: %s\n' "$*" >&2; }
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+deps_as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        deps_say "need root (or sudo) to run: $*"
+        return 1
+    fi
+}
+
+# Installs libevent-dev and pkg-config with apt-get, only when `pkg-config --exists libevent` fails.
+ensure_libevent() {
+    if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libevent; then
+        return 0
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        deps_say "libevent (2.1) and pkg-config are missing and there is no apt-get: install them by hand"
+        return 1
+    fi
+    deps_say "installing libevent-dev and pkg-config with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    # Try with the package lists as they are first; refresh them only if that fails.
+    if ! deps_as_root apt-get install -y -q libevent-dev pkg-config >&2; then
+        deps_as_root apt-get update -q >&2
+        deps_as_root apt-get install -y -q libevent-dev pkg-config >&2
+    fi
+    pkg-config --exists libevent || { deps_say "libevent still not found by pkg-config"; return 1; }
+}
+
+ensure_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        deps_say "swift is not on PATH: install a Swift 6 toolchain (https://www.swift.org/install/)"
+        return 1
+    fi
+}
+
+ensure_deps() {
+    ensure_swift
+    ensure_libevent
+}
