@@ -38,13 +38,8 @@ extension Solver {
             let upBlocked = isBlocked(sym, direction: 1)
             let downBlocked = kind == .external ? isBlocked(sym, direction: -1) : true
             if upBlocked && downBlocked { continue }
-            var rates: [(Variable, Double)] = []
-            if kind == .external { rates.append((Variable(sym), 1)) }
-            for b in columns[s] where kinds[Int(b)] == .external {
-                rates.append((Variable(b), rows[Int(b)].coefficient(sym)))
-            }
+            let rates = rates(of: sym)
             if rates.isEmpty { continue }
-            rates.sort { $0.0 < $1.0 }
             out.append(FreeDirection(rates: rates))
         }
         return out

@@ -1,15 +1,18 @@
 // Internal consistency checks, used by the tests after every operation.
 
 extension Solver {
-    /// Describes every broken invariant of the tableau (empty when consistent): rows hold only
-    /// non-basic symbols, the column index matches the rows, restricted rows are feasible and hold
-    /// no external symbol, objectives hold only non-basic symbols.
+    /// Describes every broken invariant of the tableau (empty when consistent): restricted rows are
+    /// fully reduced (only non-basic symbols, no external), feasible, and dummy rows hold only
+    /// dummies at 0; external rows reference only basic externals (no basic restricted symbol) and
+    /// never in a cycle; the column index matches the rows; objectives hold only non-basic
+    /// restricted symbols.
     func invariantViolations() -> [String] {
         var out: [String] = []
         var expected = [[Int32]](repeating: [], count: kinds.count)
         for i in isBasic.indices where isBasic[i] {
             let row = rows[i]
-            if kinds[i].isRestricted && kinds[i] != .dummy && row.constant < -1e-7 {
+            let restricted = kinds[i].isRestricted
+            if restricted && kinds[i] != .dummy && row.constant < -1e-7 {
                 out.append("restricted row \(i) is infeasible: \(row.constant)")
             }
             if kinds[i] == .dummy {
@@ -19,20 +22,48 @@ extension Solver {
                 }
             }
             for (k, s) in row.symbols.enumerated() {
-                if isBasic[Int(s)] { out.append("row \(i) holds basic symbol \(s)") }
-                if kinds[i].isRestricted && kinds[Int(s)] == .external {
-                    out.append("restricted row \(i) holds external \(s)")
+                let si = Int(s)
+                if isBasic[si] && (restricted || kinds[si] != .external) {
+                    out.append("row \(i) holds basic symbol \(s)")
                 }
+                if restricted && kinds[si] == .external { out.append("restricted row \(i) holds external \(s)") }
+                if isBasic[si] && stamp[si] >= stamp[i] { out.append("row \(i) references a newer row \(s)") }
                 if k > 0 && row.symbols[k - 1] >= s { out.append("row \(i) is not sorted") }
-                expected[Int(s)].append(Int32(i))
+                expected[si].append(Int32(i))
             }
         }
         for s in columns.indices where columns[s] != expected[s] {
             out.append("column \(s) is \(columns[s]), rows say \(expected[s])")
         }
         for (k, objective) in objectives.enumerated() {
-            for s in objective.symbols where isBasic[Int(s)] {
-                out.append("objective \(k) holds basic symbol \(s)")
+            for s in objective.symbols where isBasic[Int(s)] || kinds[Int(s)] == .external {
+                out.append("objective \(k) holds symbol \(s)")
+            }
+        }
+        // Cached values match a direct evaluation once brought up to date.
+        var fresh = self
+        fresh.updateValues()
+        for i in kinds.indices where kinds[i] == .external {
+            let direct = evaluate(Int32(i))
+            if abs(fresh.values[i] - direct) > 1e-6 * max(1, abs(direct)) {
+                out.append("cached value of \(i) is \(fresh.values[i]), rows say \(direct)")
+            }
+        }
+        // References form no cycle.
+        var state = [UInt8](repeating: 0, count: kinds.count)
+        for i in kinds.indices where isBasic[i] && kinds[i] == .external && state[i] == 0 {
+            var stack: [(Int32, Bool)] = [(Int32(i), false)]
+            while let (t, done) = stack.popLast() {
+                let ti = Int(t)
+                if done { state[ti] = 2; continue }
+                if state[ti] == 2 { continue }
+                if state[ti] == 1 { out.append("reference cycle through \(t)"); return out }
+                state[ti] = 1
+                stack.append((t, true))
+                for s in rows[ti].symbols where isBasic[Int(s)] {
+                    if state[Int(s)] == 1 { out.append("reference cycle through \(s)"); return out }
+                    if state[Int(s)] == 0 { stack.append((s, false)) }
+                }
             }
         }
         return out

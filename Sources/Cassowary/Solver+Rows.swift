@@ -10,6 +10,9 @@ extension Solver {
         columns.append([])
         owner.append(id)
         isCandidate.append(false)
+        stamp.append(0)
+        values.append(0)
+        isDirty.append(false)
         for k in objectives.indices { objectives[k].coefficients.append(0) }
         return s
     }
@@ -20,6 +23,8 @@ extension Solver {
         guard n > 0 else { return }
         kinds.removeLast(n); rows.removeLast(n); isBasic.removeLast(n)
         columns.removeLast(n); owner.removeLast(n); isCandidate.removeLast(n)
+        stamp.removeLast(n); values.removeLast(n); isDirty.removeLast(n)
+        dirty.removeAll { Int($0) >= count }
         for k in objectives.indices { objectives[k].coefficients.removeLast(n) }
         candidates.removeAll { Int($0) >= count }
     }
@@ -53,6 +58,12 @@ extension Solver {
         for sym in row.symbols { Solver.insertSorted(&columns[Int(sym)], s) }
         rows[i] = row
         isBasic[i] = true
+        if kinds[i] == .external {
+            nextStamp += 1
+            stamp[i] = nextStamp
+            stampOrder.append(s)
+            markDirty(s)
+        }
         if kinds[i].isRestricted && row.constant < -Row.epsilon { infeasible.append(s) }
     }
 
@@ -62,6 +73,7 @@ extension Solver {
         var row = Row()
         swap(&row, &rows[i])
         isBasic[i] = false
+        if kinds[i] == .external { markDirty(s) }
         for sym in row.symbols { Solver.removeSorted(&columns[Int(sym)], s) }
         return row
     }
@@ -78,6 +90,7 @@ extension Solver {
             rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved)
             for x in scratchInserted { Solver.insertSorted(&columns[Int(x)], b) }
             for x in scratchRemoved { Solver.removeSorted(&columns[Int(x)], b) }
+            if kinds[bi] == .external { markDirty(b) }
             if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { infeasible.append(b) }
         }
         for k in objectives.indices {
@@ -86,6 +99,14 @@ extension Solver {
                 objectives[k].add(row, times: c)
                 for x in row.symbols { markCandidate(x) }
             }
+        }
+    }
+
+    @inline(__always)
+    mutating func markDirty(_ s: Int32) {
+        if !isDirty[Int(s)] {
+            isDirty[Int(s)] = true
+            dirty.append(s)
         }
     }
 
@@ -123,22 +144,15 @@ extension Solver {
         }
     }
 
-    /// Builds the row `0 = r + markers` of a constraint, in terms of non-basic symbols, where `r`
-    /// is the expression (negated for `<=`). Fills the record's symbols and signs.
+    /// Builds the row `0 = r + markers` of a constraint, where `r` is the expression (negated for
+    /// `<=`); basic externals are left as references. Fills the record's symbols and signs.
     mutating func createRow(_ record: inout ConstraintRecord, id: ConstraintID) -> Row {
         let scale: Double = record.relation == .lessOrEqual ? -1 : 1
         record.rowScale = scale
         var row = Row(constant: scale * record.expression.constant)
         for term in record.expression.terms {
-            let s = term.variable.index
-            let c = scale * term.coefficient
-            if isBasic[Int(s)] {
-                scratchInserted.removeAll(keepingCapacity: true)
-                scratchRemoved.removeAll(keepingCapacity: true)
-                row.add(rows[Int(s)], times: c, inserted: &scratchInserted, removed: &scratchRemoved)
-            } else {
-                row.add(s, c)
-            }
+            // Basic externals stay as references; `expand` resolves them when a reduced row is needed.
+            row.add(term.variable.index, scale * term.coefficient)
         }
         let o = id.index
         if record.relation == .equal {
@@ -170,9 +184,6 @@ extension Solver {
                 addToObjective(e, 1, level: level)
             }
         }
-        // A non-negative constant lets a restricted subject with a negative coefficient enter
-        // feasibly.
-        if row.constant < 0 { row.negate() }
         return row
     }
 }

@@ -2,13 +2,36 @@
 // lexicographic objective, the dual simplex for constant changes, and removal.
 
 extension Solver {
+    /// Installs a row whose subject is a fresh external (referenced by no row): the row keeps its
+    /// references, nothing is substituted. Returns false when the row has no fresh external.
+    mutating func installWithFreshSubject(_ row: inout Row) -> Bool {
+        guard let x = freshSubject(row) else { return false }
+        row.solve(for: x)
+        installRow(x, row)
+        return true
+    }
+
+    /// Expands the row into non-basic symbols (with a non-negative constant, so that a restricted
+    /// subject with a negative coefficient enters feasibly) and installs it under a chosen subject.
+    /// Returns false when no subject exists.
+    mutating func installReduced(_ row: inout Row, _ record: ConstraintRecord) -> Bool {
+        expand(&row)
+        if row.constant < 0 { row.negate() }
+        guard let subject = chooseSubject(row, record) else { return false }
+        row.solve(for: subject)
+        // A restricted subject is a marker created with this row: no row holds it, but its
+        // objective level does.
+        // Rows referencing an external subject take its (reduced) row, so that every reference
+        // points to an older row: stamp order is then a dependency order.
+        if kinds[Int(subject)] != .external || !columns[Int(subject)].isEmpty { substitute(subject, row) }
+        installRow(subject, row)
+        return true
+    }
+
     mutating func insertOptional(_ record: inout ConstraintRecord, id: ConstraintID) {
         var row = createRow(&record, id: id)
-        if let subject = chooseSubject(row, record) {
-            row.solve(for: subject)
-            substitute(subject, row)
-            installRow(subject, row)
-        } else {
+        if installWithFreshSubject(&row) || installReduced(&row, record) { return }
+        do {
             // An optional row always has an error symbol to take as subject; this is defensive.
             _ = addWithArtificialVariable(row)
         }
@@ -22,12 +45,7 @@ extension Solver {
                                  policy: ConflictPolicy) -> Result<Void, ConflictList> {
         let mark = kinds.count
         var row = createRow(&record, id: id)
-        if let subject = chooseSubject(row, record) {
-            row.solve(for: subject)
-            substitute(subject, row)
-            installRow(subject, row)
-            return .success(())
-        }
+        if installWithFreshSubject(&row) || installReduced(&row, record) { return .success(()) }
         if row.symbols.allSatisfy({ kinds[Int($0)] == .dummy }) {
             if abs(row.constant) < Row.epsilon {
                 // Redundant with required equalities already in place: keep the marker basic so
@@ -50,6 +68,8 @@ extension Solver {
             truncateSymbols(to: mark)
             saved = self
             row = createRow(&record, id: id)
+            expand(&row)
+            if row.constant < 0 { row.negate() }
         }
         let (ok, conflicts) = addWithArtificialVariable(row, excluding: id)
         if ok { return .success(()) }
@@ -114,7 +134,10 @@ extension Solver {
         }
         var column: [Int32] = []
         swap(&column, &columns[Int(art)])
-        for b in column { rows[Int(b)].remove(art) }
+        for b in column {
+            rows[Int(b)].remove(art)
+            if kinds[Int(b)] == .external { markDirty(b) }
+        }
         for k in objectives.indices { objectives[k].remove(art) }
         return (true, [])
     }
@@ -246,6 +269,7 @@ extension Solver {
             for b in columns[m] {
                 let bi = Int(b)
                 rows[bi].constant += rows[bi].coefficient(record.marker) * shift
+                if kinds[bi] == .external { markDirty(b) }
                 if !checkRestricted(b) && inconsistent == nil { inconsistent = b }
             }
         }
@@ -279,6 +303,30 @@ extension Solver {
             row.solve(leaving, for: m)
             substitute(m, row)
             statistics.pivots += 1
+        } else if !columns[Int(m)].isEmpty {
+            // Only external rows hold the marker. A row may hold it directly and through its
+            // references too: pivot on the first whose full (expanded) coefficient is non-zero.
+            var pivoted = false
+            for x in columns[Int(m)] {
+                var full = rows[Int(x)]
+                expand(&full)
+                guard full.coefficient(m) != 0 else { continue }
+                _ = takeRow(x)
+                full.solve(x, for: m)
+                substitute(m, full)
+                statistics.pivots += 1
+                pivoted = true
+                break
+            }
+            if !pivoted {
+                // Every row's net dependence on the marker is zero: its direct cells cancel.
+                var column: [Int32] = []
+                swap(&column, &columns[Int(m)])
+                for b in column {
+                    rows[Int(b)].remove(m)
+                    markDirty(b)
+                }
+            }
         }
         if record.other >= 0 && isBasic[Int(record.other)] { _ = takeRow(record.other) }
         for k in objectives.indices {
@@ -310,9 +358,9 @@ extension Solver {
                 if r < r2 { r2 = r; second = b }
             }
         }
+        _ = third
         if first >= 0 { return first }
-        if second >= 0 { return second }
-        return third >= 0 ? third : nil
+        return second >= 0 ? second : nil
     }
 
     /// The held required constraints owning any of `symbols`, ascending, without `id`.

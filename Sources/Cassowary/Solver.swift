@@ -42,6 +42,21 @@ public struct Solver: Sendable {
     var candidates: [Int32] = []
     var isCandidate: [Bool] = []
 
+    /// When each basic external row was installed: rows reference only rows installed before them
+    /// (except after a removal re-parameterises a variable), so expanding the newest first lets
+    /// shared references cancel early.
+    var stamp: [Int32] = []
+    var nextStamp: Int32 = 0
+    /// The symbol installed with each stamp (stamp k at index k - 1): a dependency order of the
+    /// external rows (entries whose symbol was re-installed or left the basis are skipped).
+    var stampOrder: [Int32] = []
+    /// Values of the external variables; `dirty` lists the external rows changed since the last
+    /// `updateValues()` (their values and their dependents' are recomputed, in stamp order).
+    var values: [Double] = []
+    var dirty: [Int32] = []
+    var isDirty: [Bool] = []
+    var valuesStale: Bool { !dirty.isEmpty }
+
     var scratchInserted: [Int32] = []
     var scratchRemoved: [Int32] = []
 
@@ -61,8 +76,7 @@ public struct Solver: Sendable {
     /// The variable's current value: its row's constant when basic, else 0.
     @inline(__always)
     public func value(_ v: Variable) -> Double {
-        let s = Int(v.index)
-        return isBasic[s] ? rows[s].constant : 0
+        valuesStale ? evaluate(v.index) : values[Int(v.index)]
     }
 
     public var variableCount: Int { kinds.count }

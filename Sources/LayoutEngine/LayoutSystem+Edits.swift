@@ -38,6 +38,7 @@ extension LayoutSystem {
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        solver.updateValues()
         return stats
     }
 
@@ -101,6 +102,7 @@ extension LayoutSystem {
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        solver.updateValues()
         return stats
     }
 }

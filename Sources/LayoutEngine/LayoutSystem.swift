@@ -74,6 +74,7 @@ public struct LayoutSystem: Sendable {
             solverIDs[i] = install(c)
         }
         delegateMemory = nextDelegateMemory(context)
+        solver.updateValues()
     }
 
     /// Adds a compiled constraint to the solver (broken when it conflicts).
@@ -157,6 +158,7 @@ public struct LayoutSystem: Sendable {
         delegateMemory = nextDelegateMemory(context)
         indexDocument(context)
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        solver.updateValues()
         return stats
     }
 

@@ -6,15 +6,17 @@ import EventHTTP
 /// worker thread that owns the connection (wrapped in the access log, see `AccessLog.swift`).
 /// EventHTTP already drops the body of HEAD, 204 and 304 answers, so routes never need to.
 ///
-/// Today only `GET /healthz` exists. When the LayoutAPI module lands, keep the struct and swap the
-/// body of `respond(to:)` for the API call, e.g.:
+/// Today only `GET /healthz` exists. To serve the LayoutAPI module instead, keep the struct and
+/// swap its insides (plus `import LayoutAPI`), e.g.:
 ///
 /// ```swift
-/// let api: LayoutAPI.Service            // built in init(configuration:) from the settings
+/// private let api: LayoutAPI
+/// init(configuration: DaemonConfiguration) {
+///     api = LayoutAPI(configuration: APIConfiguration(maxBodyBytes: configuration.maxBodyBytes /* … */))
+/// }
 /// func respond(to request: HTTPRequest) -> HTTPResponse {
-///     let reply = api.handle(APIRequest(method: request.method, path: request.path,
-///                                       query: request.query, headers: request.headers,
-///                                       body: request.body))
+///     let reply = api.handle(APIRequest(method: request.method, path: request.path, query: request.query,
+///                                       headers: request.headers, body: request.body))
 ///     return HTTPResponse(status: reply.status, headers: reply.headers, body: reply.body)
 /// }
 /// ```

@@ -1,0 +1,188 @@
+// External rows are kept unexpanded: `x = constant + Σ c·s` where `s` may be another basic
+// external (a reference). Restricted rows (slacks, errors, dummies) are always fully reduced, as the
+// simplex needs. This keeps a chain `y_k = y_{k-1} + h_{k-1} + 8` at three cells per row instead
+// of the whole chain's markers: the fill-in that makes kiwi's build cubic.
+
+extension Solver {
+    /// Replaces every basic external in `row` by its row, recursively, newest first.
+    mutating func expand(_ row: inout Row) {
+        guard row.symbols.contains(where: { isBasic[Int($0)] }) else { return }
+        var acc = row
+        // Newest first (a max-heap on the install stamp): a row references older rows, so shared
+        // references cancel before they are expanded.
+        var heap = StampHeap()
+        var queued = Set<Int32>()
+        for s in acc.symbols where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]); queued.insert(s) }
+        while let x = heap.pop() {
+            queued.remove(x)
+            let c = acc.remove(x)
+            if c == 0 { continue }
+            scratchInserted.removeAll(keepingCapacity: true)
+            scratchRemoved.removeAll(keepingCapacity: true)
+            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved)
+            for s in scratchInserted where isBasic[Int(s)] && queued.insert(s).inserted {
+                heap.push(s, stamp[Int(s)])
+            }
+        }
+        row = acc
+    }
+
+    /// A non-basic external of the row that no row references: making it basic with the row as it
+    /// stands creates no cycle and needs no substitution (ties: lowest symbol).
+    func freshSubject(_ row: Row) -> Int32? {
+        for s in row.symbols where kinds[Int(s)] == .external && !isBasic[Int(s)] && columns[Int(s)].isEmpty {
+            return s
+        }
+        return nil
+    }
+
+    /// Brings the external values up to date: the rows changed since the last call, then every
+    /// row referencing one whose value moved, lowest stamp first (references point to older
+    /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
+    public mutating func updateValues() {
+        guard !dirty.isEmpty else { return }
+        // Rows that left the basis are 0 now; their dependents must be recomputed.
+        var from = Int(nextStamp)
+        for x in dirty {
+            let xi = Int(x)
+            if isBasic[xi] {
+                from = min(from, Int(stamp[xi]) - 1)
+            } else {
+                isDirty[xi] = false
+                if values[xi] != 0 {
+                    values[xi] = 0
+                    for y in columns[xi] where kinds[Int(y)] == .external && isBasic[Int(y)] {
+                        isDirty[Int(y)] = true
+                        from = min(from, Int(stamp[Int(y)]) - 1)
+                    }
+                }
+            }
+        }
+        dirty.removeAll(keepingCapacity: true)
+        // One sweep in stamp (dependency) order from the oldest changed row.
+        var k = from
+        while k < stampOrder.count {
+            let x = stampOrder[k]
+            k += 1
+            let xi = Int(x)
+            guard isDirty[xi], isBasic[xi], Int(stamp[xi]) == k else { continue }
+            isDirty[xi] = false
+            var v = rows[xi].constant
+            rows[xi].symbols.withUnsafeBufferPointer { syms in
+                rows[xi].coefficients.withUnsafeBufferPointer { coefs in
+                    for j in 0..<syms.count {
+                        let s = Int(syms[j])
+                        if isBasic[s] { v += coefs[j] * values[s] }
+                    }
+                }
+            }
+            if v != values[xi] {
+                values[xi] = v
+                for y in columns[xi] where kinds[Int(y)] == .external { isDirty[Int(y)] = true }
+            }
+        }
+    }
+
+    /// The value of `symbol` without the cache (when values are stale).
+    func evaluate(_ symbol: Int32) -> Double {
+        guard isBasic[Int(symbol)] else { return 0 }
+        var memo: [Int32: Double] = [:]
+        var stack: [Int32] = [symbol]
+        while let t = stack.last {
+            if memo[t] != nil { stack.removeLast(); continue }
+            let row = rows[Int(t)]
+            var missing = false
+            for s in row.symbols where isBasic[Int(s)] && memo[s] == nil {
+                stack.append(s)
+                missing = true
+            }
+            if missing { continue }
+            stack.removeLast()
+            var v = row.constant
+            for j in row.symbols.indices where isBasic[Int(row.symbols[j])] {
+                v += row.coefficients[j] * memo[row.symbols[j]]!
+            }
+            memo[t] = v
+        }
+        return memo[symbol]!
+    }
+
+    /// How fast each external moves when the non-basic `s` moves by 1: its direct rows and every
+    /// row referencing them, in dependency order.
+    func rates(of s: Int32) -> [(Variable, Double)] {
+        var rate: [Int32: Double] = [:]
+        var cone: [Int32] = []
+        var seen = Set<Int32>()
+        var frontier = columns[Int(s)].filter { kinds[Int($0)] == .external }
+        while let x = frontier.popLast() {
+            if !seen.insert(x).inserted { continue }
+            cone.append(x)
+            for y in columns[Int(x)] where kinds[Int(y)] == .external { frontier.append(y) }
+        }
+        // Dependency order inside the cone.
+        var state: [Int32: UInt8] = [:]
+        var order: [Int32] = []
+        for root in cone where state[root] == nil {
+            var stack: [Int32] = [root]
+            while let t = stack.last {
+                if state[t] == nil {
+                    state[t] = 1
+                    for r in rows[Int(t)].symbols where isBasic[Int(r)] && seen.contains(r) && state[r] == nil {
+                        stack.append(r)
+                    }
+                    continue
+                }
+                stack.removeLast()
+                if state[t] == 2 { continue }
+                state[t] = 2
+                order.append(t)
+            }
+        }
+        for x in order {
+            let row = rows[Int(x)]
+            var v = 0.0
+            for j in row.symbols.indices {
+                let sym = row.symbols[j]
+                if sym == s { v += row.coefficients[j] } else if let r = rate[sym] { v += row.coefficients[j] * r }
+            }
+            rate[x] = v
+        }
+        var out: [(Variable, Double)] = []
+        if kinds[Int(s)] == .external { out.append((Variable(s), 1)) }
+        for (x, v) in rate where abs(v) > 1e-12 { out.append((Variable(x), v)) }
+        return out.sorted { $0.0 < $1.0 }
+    }
+}
+
+/// A binary max-heap of symbols by stamp.
+struct StampHeap {
+    var items: [(Int32, Int32)] = []
+    mutating func push(_ s: Int32, _ key: Int32) {
+        items.append((s, key))
+        var i = items.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            if items[p].1 >= items[i].1 { break }
+            items.swapAt(p, i)
+            i = p
+        }
+    }
+    mutating func pop() -> Int32? {
+        guard let top = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < items.count && items[l].1 > items[m].1 { m = l }
+                if r < items.count && items[r].1 > items[m].1 { m = r }
+                if m == i { break }
+                items.swapAt(i, m)
+                i = m
+            }
+        }
+        return top.0
+    }
+}

@@ -1,0 +1,130 @@
+import JSON
+import LayoutEngine
+import LayoutModel
+
+/// The HTTP API of docs/http.md without sockets: one `handle` call per request.
+///
+/// Thread-safe: `handle` may be called concurrently from any number of threads. Requests on one
+/// session are serialised by that session's lock; different sessions proceed in parallel, and
+/// stateless solves share nothing. No input makes it trap, hang or answer 5xx other than the 503
+/// of a create that keeps losing races.
+public final class LayoutAPI: Sendable {
+    public let configuration: APIConfiguration
+    let store: SessionStore
+    let cors: CORS
+    let limits: DocumentLimits
+
+    /// Protocol version (the `/v1` of the paths).
+    public static let version = "1"
+
+    public init(configuration: APIConfiguration = APIConfiguration()) {
+        self.configuration = configuration
+        self.store = SessionStore(maxSessions: configuration.maxSessions,
+                                  idleTimeout: configuration.sessionIdleTimeoutSeconds,
+                                  clock: configuration.clock)
+        self.cors = CORS(origins: configuration.corsOrigins)
+        self.limits = configuration.documentLimits
+    }
+
+    /// Answers one request. Never traps; every failure is an `application/problem+json` 4xx.
+    public func handle(_ request: APIRequest) -> APIResponse {
+        let route = Route.match(request.path)
+        var response = respond(to: request, route: route)
+        cors.decorate(&response, for: request, preflight: request.method == "OPTIONS" ? route : nil)
+        return response
+    }
+
+    /// Drops sessions idle for longer than the time-out; returns how many. The daemon may call it
+    /// on a timer (expiry also happens lazily on access).
+    @discardableResult
+    public func sweep() -> Int { store.sweep() }
+
+    /// Sessions currently held (expired ones not yet swept included).
+    public var sessionCount: Int { store.count }
+
+    // MARK: routing
+
+    private func respond(to request: APIRequest, route: Route?) -> APIResponse {
+        guard let route else { return Problems.routeNotFound(request.method, request.path) }
+        let method = request.method
+        if method == "OPTIONS" { return APIResponse(status: 204, headers: [("Allow", route.allowHeader)]) }
+        guard route.allowedMethods.contains(method) else {
+            return Problems.methodNotAllowed(method, request.path, route: route)
+        }
+        if method == "POST" || method == "PUT" || method == "PATCH", request.body.count > configuration.maxBodyBytes {
+            return Problems.bodyTooLarge(request.body.count, limit: configuration.maxBodyBytes)
+        }
+        let options: QueryOptions
+        switch QueryOptions.parse(request.query) {
+        case .success(let o): options = o
+        case .failure(let invalid): return Problems.invalidQuery(invalid)
+        }
+        switch route {
+        case .healthz:
+            return healthz()
+        case .solve:
+            return solve(request, options)
+        case .sessions:
+            return createSession(request, options)
+        case .session(let id):
+            switch method {
+            case "PUT": return putSession(id, request, options)
+            case "PATCH": return patchSession(id, request, options)
+            case "DELETE": return deleteSession(id, request)
+            default: return getSession(id, request, options, withDocument: true)
+            }
+        case .sessionFrames(let id):
+            return getSession(id, request, options, withDocument: false)
+        }
+    }
+
+    private func healthz() -> APIResponse {
+        var w = JSONWriter(capacity: 48)
+        w.appendRaw("{\"status\":\"ok\",\"sessions\":")
+        w.appendInteger(Int64(store.count))
+        w.appendRaw("}")
+        return .json(200, w.bytes)
+    }
+
+    // MARK: shared steps
+
+    /// A response that ends a request early (thrown with typed throws).
+    struct Failure: Error {
+        let response: APIResponse
+        init(_ response: APIResponse) { self.response = response }
+    }
+
+    /// The body as JSON, or a 400 naming line and column.
+    func parseJSON(_ body: [UInt8]) throws(Failure) -> JSONValue {
+        do {
+            return try JSONParser.parse(body, maxDepth: configuration.maxJSONDepth)
+        } catch {
+            throw Failure(Problems.invalidJSON(error))
+        }
+    }
+
+    /// A valid document, or a 422 listing every problem.
+    func validate(_ json: JSONValue, patched: Bool = false) throws(Failure) -> Document {
+        switch DocumentParser.parse(json, limits: limits) {
+        case .success(let d): return d
+        case .failure(let e): throw Failure(Problems.invalidDocument(e.problems, patch: patched))
+        }
+    }
+}
+
+/// Milliseconds for `Server-Timing`.
+struct ServerTiming {
+    var parse: Duration = .zero
+    var solve: Duration = .zero
+
+    /// `parse;dur=0.412, solve;dur=1.305`
+    var header: (name: String, value: String) {
+        ("Server-Timing", "parse;dur=\(Self.format(parse)), solve;dur=\(Self.format(solve))")
+    }
+
+    static func format(_ d: Duration) -> String {
+        let micro = max(0, Int((d.milliseconds * 1000).rounded()))
+        let frac = String(micro % 1000)
+        return "\(micro / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+    }
+}
