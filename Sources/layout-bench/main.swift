@@ -26,6 +26,9 @@ struct LayoutBench: ParsableCommand {
     @Option(help: "Edits and constant changes to run at most.") var maxOps: Int = 2000
     @Option(help: "Build repetitions (default: 20 up to 200 views, 5 up to 2000, else 3).") var buildReps: Int?
     @Option(help: "Stop a timed loop after this many seconds.") var maxSeconds: Double = 3
+    @Option(help: "Root-width edits to run (default: --max-ops); set to kiwi's count to compare checksums.")
+    var edits: Int?
+    @Option(help: "Constant changes to run (default: --max-ops).") var changes: Int?
 
     func run() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: bundle))
@@ -57,36 +60,36 @@ struct LayoutBench: ParsableCommand {
               "broken": sys.diagnostics.broken.count, "checksum": checksum(sys)]))
 
         let root = document.views.first { $0.isRoot && $0.frame.width != nil }!.id
-        var edits: [Double] = []
+        var editTimes: [Double] = []
         let start = DispatchTime.now().uptimeNanoseconds
-        for w in (json["widths"]?.arrayValue ?? []).prefix(maxOps).compactMap(\.numberValue) {
+        for w in (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue) {
             let t0 = DispatchTime.now().uptimeNanoseconds
             guard sys.resizeRoot(root, width: w, height: nil) != nil else { throw ValidationError("no edit path") }
-            edits.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
-            if Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
+            editTimes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+            if edits == nil && Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
         }
-        emit(f(["case": "edit", "workload": workload, "views": views]) + stats(edits, "us")
+        emit(f(["case": "edit", "workload": workload, "views": views]) + stats(editTimes, "us")
              + f(["checksum": checksum(sys)]))
 
-        var changes: [Double] = []
+        var changeTimes: [Double] = []
         var rebuilt = 0
         let start2 = DispatchTime.now().uptimeNanoseconds
         var entryByID: [String: ConstraintEntry] = [:]
         for e in document.constraints { entryByID[e.id] = e }
-        for change in (json["constantChanges"]?.arrayValue ?? []).prefix(maxOps) {
+        for change in (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps) {
             guard let pair = change.arrayValue, let id = pair.first?.stringValue, let c = pair.last?.numberValue,
                   var entry = entryByID[id], entry.items.count == 1 else { continue }
             // Object form: first REL m·second + c  →  item constant -c.
             entry.items[0].constant = -c
             let t0 = DispatchTime.now().uptimeNanoseconds
             guard let s = sys.replaceEntry(entry) else { throw ValidationError("no constant path") }
-            changes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+            changeTimes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
             if s.rebuilt { rebuilt += 1 }
             entryByID[id] = entry
-            if Double(DispatchTime.now().uptimeNanoseconds - start2) > maxSeconds * 1e9 { break }
+            if changes == nil && Double(DispatchTime.now().uptimeNanoseconds - start2) > maxSeconds * 1e9 { break }
         }
-        emit(f(["case": "constant-change", "workload": workload, "views": views, "attempted": changes.count,
-              "rebuilt": rebuilt]) + stats(changes, "us") + f(["checksum": checksum(sys)]))
+        emit(f(["case": "constant-change", "workload": workload, "views": views, "attempted": changeTimes.count,
+              "rebuilt": rebuilt]) + stats(changeTimes, "us") + f(["checksum": checksum(sys)]))
 
         let text = JSONWriter.serialize(documentJSON)
         var pipeline: [Double] = []
