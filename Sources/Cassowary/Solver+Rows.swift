@@ -13,7 +13,6 @@ extension Solver {
         stamp.append(0)
         values.append(0)
         isDirty.append(false)
-        for k in objectives.indices { objectives[k].coefficients.append(0) }
         return s
     }
 
@@ -25,7 +24,6 @@ extension Solver {
         columns.removeLast(n); owner.removeLast(n); isCandidate.removeLast(n)
         stamp.removeLast(n); values.removeLast(n); isDirty.removeLast(n)
         dirty.removeAll { Int($0) >= count }
-        for k in objectives.indices { objectives[k].coefficients.removeLast(n) }
         candidates.removeAll { Int($0) >= count }
     }
 
@@ -127,7 +125,7 @@ extension Solver {
         }
         if lo < levelKeys.count && levelKeys[lo] == level { return lo }
         levelKeys.insert(level, at: lo)
-        objectives.insert(Objective(symbolCount: kinds.count), at: lo)
+        objectives.insert(Objective(), at: lo)
         return lo
     }
 

@@ -107,7 +107,7 @@ extension Solver {
         let art = newSymbol(.slack)
         installRow(art, row)
         levelKeys.insert(.infinity, at: 0)
-        var artificial = Objective(symbolCount: kinds.count)
+        var artificial = Objective()
         artificial.add(row, times: 1)
         objectives.insert(artificial, at: 0)
         for s in row.symbols { markCandidate(s) }

@@ -59,9 +59,12 @@ extension Solver {
             }
         }
         dirty.removeAll(keepingCapacity: true)
-        // One sweep in stamp (dependency) order from the oldest changed row.
+        // One sweep in stamp (dependency) order from the oldest changed row. Non-basic symbols
+        // and basic restricted ones (which no external row holds) have value 0 in `values`, so a
+        // row's value is its constant plus the dot product, with no test per cell.
         var k = from
-        while k < stampOrder.count {
+        let count = stampOrder.count
+        while k < count {
             let x = stampOrder[k]
             k += 1
             let xi = Int(x)
@@ -70,15 +73,15 @@ extension Solver {
             var v = rows[xi].constant
             rows[xi].symbols.withUnsafeBufferPointer { syms in
                 rows[xi].coefficients.withUnsafeBufferPointer { coefs in
-                    for j in 0..<syms.count {
-                        let s = Int(syms[j])
-                        if isBasic[s] { v += coefs[j] * values[s] }
+                    values.withUnsafeBufferPointer { vals in
+                        for j in 0..<syms.count { v += coefs[j] * vals[Int(syms[j])] }
                     }
                 }
             }
             if v != values[xi] {
                 values[xi] = v
-                for y in columns[xi] where kinds[Int(y)] == .external { isDirty[Int(y)] = true }
+                // Only external rows reference an external.
+                for y in columns[xi] { isDirty[Int(y)] = true }
             }
         }
     }

@@ -2,7 +2,10 @@ import LayoutModel
 
 /// SeaDog's activation rules (spec section 5), evaluated against one state of the document.
 struct ActivationContext {
-    let document: Document
+    /// The document's `delegate` and `flags` (not the document itself: holding it would make
+    /// every edit of the system's document copy it).
+    let delegate: [String: Bool]
+    let flags: [String: Bool]
     /// View id → visible (not hidden, alpha > 0, every ancestor visible; a guide when its ancestors are).
     let visible: [String: Bool]
     let isGuide: Set<String>
@@ -11,7 +14,8 @@ struct ActivationContext {
     let delegateMemory: [String: Bool]
 
     init(document: Document, delegateMemory: [String: Bool]) {
-        self.document = document
+        self.delegate = document.delegate
+        self.flags = document.flags
         self.delegateMemory = delegateMemory
         var byID: [String: View] = [:]
         var guides = Set<String>()
@@ -50,7 +54,7 @@ struct ActivationContext {
             guard let first = item.firstView, !isGuide.contains(first) else { return false }
             return !isVisible(first)
         case .delegate:
-            return document.delegate[entry.id] ?? delegateMemory[entry.id] ?? false
+            return delegate[entry.id] ?? delegateMemory[entry.id] ?? false
         case .when(let predicate):
             return evaluate(predicate)
         }
@@ -64,7 +68,7 @@ struct ActivationContext {
         switch p {
         case .visible(let id): return isVisible(id)
         case .hidden(let id): return !isVisible(id)
-        case .flag(let name): return document.flags[name] ?? false
+        case .flag(let name): return flags[name] ?? false
         case .constant(let b): return b
         case .not(let q): return !evaluate(q)
         case .and(let a, let b): return evaluate(a) && evaluate(b)

@@ -50,6 +50,10 @@ extension LayoutSystem {
         guard let index = entryIndex[entry.id], solver.brokenCount == 0 else { return nil }
         let old = document.constraints[index]
         document.constraints[index] = entry
+        if case .when = entry.activation { hasWhenRules = true }
+        if case .when = old.activation {
+            hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
+        }
         var next: [CompiledConstraint] = []
         compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &next)
         var stats = EditStats()

@@ -61,6 +61,7 @@ struct LayoutBench: ParsableCommand {
 
         let root = document.views.first { $0.isRoot && $0.frame.width != nil }!.id
         var editTimes: [Double] = []
+        let editPivots0 = sys.pivots
         let start = DispatchTime.now().uptimeNanoseconds
         for w in (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue) {
             let t0 = DispatchTime.now().uptimeNanoseconds
@@ -68,10 +69,12 @@ struct LayoutBench: ParsableCommand {
             editTimes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
             if edits == nil && Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
         }
-        emit(f(["case": "edit", "workload": workload, "views": views]) + stats(editTimes, "us")
+        let editPivots = Double(sys.pivots - editPivots0) / Double(max(1, editTimes.count))
+        emit(f(["case": "edit", "workload": workload, "views": views, "pivots_mean": editPivots]) + stats(editTimes, "us")
              + f(["checksum": checksum(sys)]))
 
         var changeTimes: [Double] = []
+        let changePivots0 = sys.pivots
         var rebuilt = 0
         let start2 = DispatchTime.now().uptimeNanoseconds
         var entryByID: [String: ConstraintEntry] = [:]
@@ -89,6 +92,7 @@ struct LayoutBench: ParsableCommand {
             if changes == nil && Double(DispatchTime.now().uptimeNanoseconds - start2) > maxSeconds * 1e9 { break }
         }
         emit(f(["case": "constant-change", "workload": workload, "views": views, "attempted": changeTimes.count,
+                "pivots_mean": Double(sys.pivots - changePivots0) / Double(max(1, changeTimes.count)),
               "rebuilt": rebuilt]) + stats(changeTimes, "us") + f(["checksum": checksum(sys)]))
 
         let text = JSONWriter.serialize(documentJSON)

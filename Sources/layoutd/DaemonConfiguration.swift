@@ -1,4 +1,5 @@
 import Foundation
+import LayoutAPI
 import Logging
 
 /// Every setting of `layoutd serve`, with its built-in default.
@@ -8,7 +9,8 @@ import Logging
 /// lists every key with the default below; a test checks that the two agree.
 ///
 /// To add a setting: a stored property, a line in `apply(key:from:)`, one in `jsonText`, a check in
-/// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`.
+/// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`. The API's settings
+/// also go into `apiConfiguration`.
 struct DaemonConfiguration: Equatable, Sendable {
     var host = "127.0.0.1"
     var port = 8080
@@ -22,10 +24,23 @@ struct DaemonConfiguration: Equatable, Sendable {
     var logLevel = "info"
     var lockDirectory = "/tmp"
 
+    // The API's settings (docs/http.md "Limits and configuration"); `maxBodyBytes` above is one too.
+    /// Most views per document (422 `too_many_views` beyond).
+    var maxViews = 20_000
+    /// Most constraint entries per document (422 `too_many_constraints` beyond).
+    var maxConstraints = 100_000
+    /// Most sessions alive at once; creating one more answers 429.
+    var maxSessions = 10_000
+    /// A session untouched for this long is dropped; 0 never drops one.
+    var sessionIdleTimeoutSeconds = 900.0
+    /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, or `*`); empty: no CORS.
+    var corsOrigins: [String] = []
+
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "shutdownGraceSeconds", "backlog", "logLevel", "lockDirectory",
+        "maxViews", "maxConstraints", "maxSessions", "sessionIdleTimeoutSeconds", "corsOrigins",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -74,6 +89,11 @@ struct DaemonConfiguration: Equatable, Sendable {
                 throw ConfigurationError("'\(key)' must be a number")
             }
         }
+        func strings() throws -> [String] {
+            do { return try container.decode([String].self, forKey: codingKey) } catch {
+                throw ConfigurationError("'\(key)' must be an array of strings")
+            }
+        }
         func integer() throws -> Int {
             let value = try number()
             guard value == value.rounded(), abs(value) < 9.0e15 else {
@@ -92,6 +112,11 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "backlog": backlog = try integer()
         case "logLevel": logLevel = try string()
         case "lockDirectory": lockDirectory = try string()
+        case "maxViews": maxViews = try integer()
+        case "maxConstraints": maxConstraints = try integer()
+        case "maxSessions": maxSessions = try integer()
+        case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try number()
+        case "corsOrigins": corsOrigins = try strings()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -114,6 +139,56 @@ struct DaemonConfiguration: Equatable, Sendable {
             try fail("logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
         }
         if lockDirectory.isEmpty { try fail("lockDirectory must not be empty") }
+        if maxViews < 1 { try fail("maxViews must be at least 1") }
+        if maxConstraints < 0 { try fail("maxConstraints must not be negative") }
+        if maxSessions < 1 { try fail("maxSessions must be at least 1") }
+        if !(sessionIdleTimeoutSeconds >= 0) {
+            try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
+        }
+        for origin in corsOrigins where !Self.isValidOrigin(origin) {
+            try fail("corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
+                     + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin")
+        }
+    }
+
+    /// `*`, or `scheme://host[:port]` with nothing after the host and port (browsers send `Origin`
+    /// that way, so anything else would never match).
+    static func isValidOrigin(_ origin: String) -> Bool {
+        if origin == "*" { return true }
+        guard let separator = origin.range(of: "://") else { return false }
+        let scheme = Array(origin[..<separator.lowerBound].utf8)
+        let authority = Array(origin[separator.upperBound...].utf8)
+        func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+        guard let first = scheme.first, isLetter(first),
+              scheme.allSatisfy({ isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-")
+                  || $0 == UInt8(ascii: ".") }) else { return false }
+        // Printable ASCII, without the characters that would start a path, query or fragment.
+        return !authority.isEmpty && authority.allSatisfy { c in
+            c > 0x20 && c < 0x7F && c != UInt8(ascii: "/") && c != UInt8(ascii: "?") && c != UInt8(ascii: "#")
+        }
+    }
+
+    /// The settings that belong to the API, as LayoutAPI takes them.
+    var apiConfiguration: APIConfiguration {
+        APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints,
+                         maxSessions: maxSessions, sessionIdleTimeoutSeconds: sessionIdleTimeoutSeconds,
+                         corsOrigins: corsOrigins)
+    }
+
+    /// The body limit given to the transport (libevent), above `maxBodyBytes` so that a body somewhat
+    /// over the limit reaches the API and gets its `application/problem+json` 413 on a connection
+    /// that stays open. A body over this larger limit (twice `maxBodyBytes`, at least 64 KiB more) is
+    /// refused by libevent before it is buffered: a plain 413 and the connection closes.
+    var transportMaxBodyBytes: Int {
+        let slack = max(maxBodyBytes, 64 << 10)
+        return maxBodyBytes > Int.max - slack ? Int.max : maxBodyBytes + slack
+    }
+
+    /// How often the daemon sweeps idle sessions: a quarter of the time-out, at most every 30 s;
+    /// nil when sessions never expire.
+    var sweepIntervalSeconds: Double? {
+        sessionIdleTimeoutSeconds > 0 ? min(sessionIdleTimeoutSeconds / 4, 30) : nil
     }
 
     /// The configuration as a JSON object, one key per line, in `keys` order.
@@ -129,6 +204,11 @@ struct DaemonConfiguration: Equatable, Sendable {
             "backlog": String(backlog),
             "logLevel": jsonString(logLevel),
             "lockDirectory": jsonString(lockDirectory),
+            "maxViews": String(maxViews),
+            "maxConstraints": String(maxConstraints),
+            "maxSessions": String(maxSessions),
+            "sessionIdleTimeoutSeconds": jsonNumber(sessionIdleTimeoutSeconds),
+            "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}"

@@ -14,14 +14,16 @@ struct Layoutd: ParsableCommand {
             JSON) with a Cassowary constraint solver and answers the frame of every view.
 
             `layoutd serve` runs the HTTP/1.1 daemon (see `layoutd serve --help` for its settings, \
-            its configuration file and its endpoints).
+            its configuration file and its endpoints). `layoutd solve FILE` solves one document \
+            and prints exactly what the daemon's POST /v1/solve answers (see `layoutd solve --help`).
 
             Exit status: 0 on success and after a graceful shutdown (SIGINT or SIGTERM); 1 when \
-            the daemon cannot start (port in use, address not available); 64 for a usage error \
-            or an invalid setting (flag or configuration file).
+            the daemon cannot start (port in use, address not available), or when `solve` finds \
+            the document invalid; 64 for a usage error or an invalid setting (flag or \
+            configuration file).
             """,
         version: "0.1.0",
-        // `solve` (layoutd solve FILE|-) joins here; there is deliberately no default subcommand.
-        subcommands: [Serve.self]
+        // There is deliberately no default subcommand.
+        subcommands: [Serve.self, Solve.self]
     )
 }

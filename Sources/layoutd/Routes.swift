@@ -1,85 +1,82 @@
 import EventHTTP
+import LayoutAPI
 
 /// The one place where HTTP (EventHTTP's `HTTPRequest`/`HTTPResponse`) meets the application.
 ///
 /// `Serve` builds one `Router` at start-up and calls `respond(to:)` for every request, on the
 /// worker thread that owns the connection (wrapped in the access log, see `AccessLog.swift`).
-/// EventHTTP already drops the body of HEAD, 204 and 304 answers, so routes never need to.
+/// Every request, `GET /healthz` included, goes to `LayoutAPI.handle` (docs/http.md): routing,
+/// 404/405, `OPTIONS`, CORS, `HEAD` and every problem body are the API's. The router only converts
+/// between the two request/response types. EventHTTP drops the body of HEAD, 204 and 304 answers
+/// (keeping the `Content-Length` a HEAD's GET would have had).
 ///
-/// Today only `GET /healthz` exists. To serve the LayoutAPI module instead, keep the struct and
-/// swap its insides (plus `import LayoutAPI`), e.g.:
-///
-/// ```swift
-/// private let api: LayoutAPI
-/// init(configuration: DaemonConfiguration) {
-///     api = LayoutAPI(configuration: APIConfiguration(maxBodyBytes: configuration.maxBodyBytes /* … */))
-/// }
-/// func respond(to request: HTTPRequest) -> HTTPResponse {
-///     let reply = api.handle(APIRequest(method: request.method, path: request.path, query: request.query,
-///                                       headers: request.headers, body: request.body))
-///     return HTTPResponse(status: reply.status, headers: reply.headers, body: reply.body)
-/// }
-/// ```
+/// `layoutd solve` calls the same `LayoutAPI.handle` (see `Solve.swift`), so the CLI and
+/// `POST /v1/solve` cannot disagree.
 struct Router: Sendable {
-    private let routes: [String: Route]
+    let api: LayoutAPI
+    /// Interval of the heartbeat on streamed answers: below the connection time-out, so that an idle
+    /// stream is not closed by the server or by a proxy.
+    let streamHeartbeatSeconds: Double
 
     init(configuration: DaemonConfiguration) {
-        routes = [
-            "/healthz": Route(get: { _ in .json(status: 200, #"{"status":"ok"}"#) })
-        ]
+        self.init(api: LayoutAPI(configuration: configuration.apiConfiguration),
+                  connectionTimeoutSeconds: configuration.timeoutSeconds)
+    }
+
+    init(api: LayoutAPI, connectionTimeoutSeconds: Double = 30) {
+        self.api = api
+        streamHeartbeatSeconds = max(0.5, min(15, connectionTimeoutSeconds / 2))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        guard let route = routes[request.path] else {
-            return Problems.notFound(request)
+        let reply = api.handle(Router.apiRequest(request))
+        // SSE seam: streamed answers are converted here, before the plain conversion below.
+        return Router.httpResponse(reply)
+    }
+
+    /// The wire request as the API sees it (the path already percent-decoded, the query still raw).
+    static func apiRequest(_ request: HTTPRequest) -> APIRequest {
+        APIRequest(method: request.method, path: request.path, query: request.query,
+                   headers: request.headers, body: request.body)
+    }
+
+    /// A complete API answer as an HTTP response: same status, headers in order, body.
+    static func httpResponse(_ reply: APIResponse) -> HTTPResponse {
+        HTTPResponse(status: reply.status, headers: reply.headers, body: reply.body)
+    }
+
+    // MARK: streamed answers (seam for GET /v1/sessions/{id}/events)
+
+    /// An HTTP streamed response (chunked, kept open) for a Server-Sent Events answer.
+    ///
+    /// Today every API answer is complete (status, headers, body), so nothing calls this yet. When
+    /// LayoutAPI gains a streaming answer (for `GET /v1/sessions/{id}/events`), `respond(to:)`
+    /// checks for it where the "SSE seam" comment is and returns this instead of
+    /// `httpResponse(_:)`, along these lines:
+    ///
+    /// ```swift
+    /// if let events = reply.events {                      // whatever the API's streaming answer is
+    ///     return sseResponse(reply) { stream in             // on the worker thread owning the connection
+    ///         let subscription = events.subscribe { event in // any thread
+    ///             stream.sendEvent(data: event.data, event: event.name, id: event.id)
+    ///         }
+    ///         stream.onClose { _ in subscription.cancel() }  // client gone, finish() or shutdown
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// What EventHTTP already does: status line and headers go out at once (the API's headers,
+    /// `Content-Type: text/event-stream` included, are kept; `Connection: close` is added so the
+    /// connection ends with the stream); a `HEAD` gets the headers without the stream being
+    /// opened; on shutdown open streams end with `.serverShutdown` (no need to finish them here);
+    /// a client that stops reading is cut off (`.slowConsumer`). The access log writes
+    /// `<status> (stream)` when the stream starts.
+    func sseResponse(_ reply: APIResponse, onOpen: @escaping @Sendable (HTTPStream) -> Void) -> HTTPResponse {
+        var headers = reply.headers
+        if !headers.contains(where: { asciiCaseInsensitiveEquals($0.name, "Cache-Control") }) {
+            headers.append(("Cache-Control", "no-cache"))
         }
-        return route.respond(to: request)
-    }
-}
-
-/// The handlers of one path, by method. HEAD is answered like GET (without the body) and
-/// OPTIONS with the list of methods, unless a route gives handlers of its own for them.
-struct Route: Sendable {
-    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
-    private var handlers: [String: Handler] = [:]
-
-    init(get: Handler? = nil, post: Handler? = nil, put: Handler? = nil, patch: Handler? = nil,
-         delete: Handler? = nil) {
-        handlers["GET"] = get
-        handlers["POST"] = post
-        handlers["PUT"] = put
-        handlers["PATCH"] = patch
-        handlers["DELETE"] = delete
-    }
-
-    /// The methods the route answers, for `Allow`.
-    var allowedMethods: [String] {
-        var methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].filter {
-            handlers[$0] != nil || ($0 == "HEAD" && handlers["GET"] != nil)
-        }
-        methods.append("OPTIONS")
-        return methods
-    }
-
-    func respond(to request: HTTPRequest) -> HTTPResponse {
-        if let handler = handlers[request.method] { return handler(request) }
-        if request.method == "HEAD", let get = handlers["GET"] { return get(request) }
-        let allow = allowedMethods.joined(separator: ", ")
-        if request.method == "OPTIONS" { return HTTPResponse(status: 204, headers: [("Allow", allow)]) }
-        return Problems.methodNotAllowed(request, allow: allow)
-    }
-}
-
-/// RFC 9457 problem responses (`application/problem+json`) for routing errors.
-enum Problems {
-    static func notFound(_ request: HTTPRequest) -> HTTPResponse {
-        .problem(status: 404, type: "/problems/not-found", title: "Not found",
-                 detail: "no route for \(request.method) \(request.path)")
-    }
-
-    static func methodNotAllowed(_ request: HTTPRequest, allow: String) -> HTTPResponse {
-        .problem(status: 405, type: "/problems/method-not-allowed", title: "Method not allowed",
-                 detail: "\(request.method) is not allowed on \(request.path); allowed: \(allow)",
-                 headers: [("Allow", allow)])
+        return .stream(status: reply.status, headers: headers,
+                       heartbeat: .sseComment(every: streamHeartbeatSeconds), onOpen: onOpen)
     }
 }

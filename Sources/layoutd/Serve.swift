@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventHTTP
 import Foundation
+import LayoutAPI
 import Logging
 
 /// `layoutd serve`: the HTTP daemon.
@@ -12,9 +13,11 @@ struct Serve: ParsableCommand {
             a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
-            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, lockDirectory); any other key \
-            is an error. config/layoutd.json lists every setting with its default; \
-            --print-config shows the settings in effect.
+            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, lockDirectory, maxViews, \
+            maxConstraints, maxSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
+            is an error. corsOrigins is an array of strings; every other setting is a string or a \
+            number. config/layoutd.json lists every setting with its default; --print-config \
+            shows the settings in effect.
 
             LISTENING: once bound, layoutd writes `layoutd listening on http://HOST:PORT` to \
             stderr (with --port 0 the port is the one the system picked). Each worker thread \
@@ -22,10 +25,33 @@ struct Serve: ParsableCommand {
             lock file, LOCKDIR/layoutd-PORT.lock, keeps a second layoutd off a port that is in \
             use: it exits with status 1 and says which process holds the port.
 
-            HTTP: HTTP/1.1 with keep-alive; GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS. \
-            Endpoints: GET /healthz answers 200 {"status":"ok"}. Any other path answers 404 \
-            application/problem+json. Bodies larger than --max-body-bytes are refused with 413; \
-            connections silent for --timeout-seconds are closed.
+            HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
+            application/problem+json (RFC 9457).
+              POST   /v1/solve                  solve a document once: 200 {frames, diagnostics}
+              POST   /v1/sessions               create a session (server-chosen id): 201
+              PUT    /v1/sessions/{id}          create (201) or replace (200) session {id}
+              GET    /v1/sessions/{id}          its document, revision, frames, diagnostics
+              PATCH  /v1/sessions/{id}          edit it with a JSON merge patch (re-solved incrementally)
+              DELETE /v1/sessions/{id}          drop it: 204
+              GET    /v1/sessions/{id}/frames   its current frames
+              GET    /healthz                   200 {"status":"ok","sessions":N}
+            HEAD works wherever GET does and OPTIONS everywhere; other methods get 405. Query \
+            parameters: coordinates=absolute, strict=true, frames=all (PATCH). Sessions carry \
+            ETag "<revision>"; If-Match gives 412 on a stale revision. Any other path answers 404.
+
+            LIMITS: a body over --max-body-bytes answers 413 application/problem+json (a body over \
+            twice that, at least 64 KiB more, is refused before it is read: a plain 413 and the \
+            connection closes). A document with more than --max-views views or --max-constraints \
+            constraint entries answers 422. Creating a session beyond --max-sessions answers 429 \
+            (Retry-After: 60). A session that no request names for \
+            --session-idle-timeout-seconds is dropped (idle sessions are swept every quarter of \
+            that time, at most every 30 s; 0 keeps sessions forever). Connections silent for \
+            --timeout-seconds are closed.
+
+            CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], or \
+            * for any origin) may call the API from a browser: its requests get \
+            Access-Control-Allow-Origin and its OPTIONS preflights are answered. With none, no \
+            CORS headers are sent. Flags replace the origins of the configuration file.
 
             LOGS go to stderr: one line per request (method, path, status, duration) at level \
             info, plus start-up and shutdown messages.
@@ -54,6 +80,27 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Largest request body accepted, in bytes; larger gets 413. Default: 1048576.",
                                valueName: "n"))
     var maxBodyBytes: Int?
+
+    @Option(help: ArgumentHelp("Most views in one document; more gets 422. Default: 20000.", valueName: "n"))
+    var maxViews: Int?
+
+    @Option(help: ArgumentHelp("Most constraint entries in one document; more gets 422. Default: 100000.",
+                               valueName: "n"))
+    var maxConstraints: Int?
+
+    @Option(help: ArgumentHelp("Most sessions held at once; creating one more gets 429. Default: 10000.",
+                               valueName: "n"))
+    var maxSessions: Int?
+
+    @Option(help: ArgumentHelp(
+        "Seconds after which a session no request names is dropped; 0 keeps sessions forever. Default: 900.",
+        valueName: "seconds"))
+    var sessionIdleTimeoutSeconds: Double?
+
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
+        "An origin (scheme://host[:port], or *) allowed to call the API from a browser; repeat for several. Default: none.",
+        valueName: "origin"))
+    var corsOrigins: [String] = []
 
     @Option(help: ArgumentHelp("Largest request line plus headers, in bytes. Default: 16384.", valueName: "n"))
     var maxHeaderBytes: Int?
@@ -102,6 +149,10 @@ struct Serve: ParsableCommand {
         let logger = Logger(label: "layoutd")
 
         let router = Router(configuration: settings)
+        let sweeper = settings.sweepIntervalSeconds.map { interval in
+            SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
+        }
+        defer { sweeper?.stop() }
         let server = HTTPServer(
             configuration: serverConfiguration(settings, logger: logger),
             handler: AccessLog.wrap({ router.respond(to: $0) }, logger: logger))
@@ -117,7 +168,9 @@ struct Serve: ParsableCommand {
         writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
         logger.info("""
             serving with \(settings.effectiveThreads) worker thread(s); max body \(settings.maxBodyBytes) bytes, \
-            timeout \(jsonNumber(settings.timeoutSeconds)) s
+            timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions, idle \
+            time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
+            \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " "))
             """)
         do {
             try server.run()
@@ -142,6 +195,11 @@ struct Serve: ParsableCommand {
         if let backlog { settings.backlog = backlog }
         if let logLevel { settings.logLevel = logLevel }
         if let lockDirectory { settings.lockDirectory = lockDirectory }
+        if let maxViews { settings.maxViews = maxViews }
+        if let maxConstraints { settings.maxConstraints = maxConstraints }
+        if let maxSessions { settings.maxSessions = maxSessions }
+        if let sessionIdleTimeoutSeconds { settings.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds }
+        if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
         try settings.validate()
         return settings
     }
@@ -153,7 +211,7 @@ struct Serve: ParsableCommand {
         configuration.threads = settings.effectiveThreads
         configuration.backlog = settings.backlog
         configuration.timeoutSeconds = settings.timeoutSeconds
-        configuration.maxBodyBytes = settings.maxBodyBytes
+        configuration.maxBodyBytes = settings.transportMaxBodyBytes
         configuration.maxHeaderBytes = settings.maxHeaderBytes
         configuration.shutdownGraceSeconds = settings.shutdownGraceSeconds
         configuration.defaultContentType = "application/json"
@@ -169,6 +227,27 @@ struct Serve: ParsableCommand {
         }
         return configuration
     }
+}
+
+/// Drops idle sessions on a timer (`LayoutAPI.sweep()`), on a queue of its own so that no event
+/// loop waits for it. Expiry also happens lazily when a session is looked up; the sweep frees the
+/// memory of sessions nobody asks for any more.
+final class SessionSweeper {
+    private let timer: DispatchSourceTimer
+
+    init(api: LayoutAPI, intervalSeconds: Double, logger: Logger) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "layoutd.session-sweep"))
+        let interval = DispatchTimeInterval.milliseconds(max(10, Int((intervalSeconds * 1000).rounded())))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
+        timer.setEventHandler {
+            let dropped = api.sweep()
+            if dropped > 0 { logger.debug("dropped \(dropped) idle session(s)") }
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func stop() { timer.cancel() }
 }
 
 func writeToStandardError(_ text: String) {

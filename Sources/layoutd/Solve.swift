@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import JSON
+import LayoutAPI
+
+/// `layoutd solve FILE|-`: solves one document and prints what `POST /v1/solve` answers.
+///
+/// It sends the document through `LayoutAPI.handle` as a `POST /v1/solve` request (the same code
+/// path as the daemon, with the same limits by default), so the CLI and the HTTP API cannot
+/// disagree: stdout is the response body, byte for byte, plus a newline.
+struct Solve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Solve one layout document and print its frames, exactly as POST /v1/solve answers.",
+        discussion: """
+            Reads the document (JSON, see docs/http.md and the document format) from FILE, or from \
+            standard input when FILE is -, solves it and prints the answer of POST /v1/solve on \
+            one line: {"frames": {...}, "diagnostics": {"broken": [...], "ambiguous": [...], \
+            "inactive": [...]}}. x and y are relative to the parent unless --coordinates absolute.
+
+            An invalid document prints the API's application/problem+json body instead (the body \
+            of its 400 for text that is not JSON, 422 for a document that is not valid, with a \
+            JSON pointer per problem, 413 for a document over --max-body-bytes), and a short \
+            summary on stderr. With --strict, a broken required constraint prints the 409 body.
+
+            Exit status: 0 when the document was solved (broken or ambiguous constraints are \
+            reported in diagnostics and still exit 0, unless --strict); 1 when the document is \
+            invalid, when --strict finds a broken required constraint, or when FILE cannot be \
+            read; 64 for a usage error.
+
+            Examples:
+              layoutd solve layout.json
+              layoutd solve --coordinates absolute --pretty - < layout.json
+            """
+    )
+
+    enum CoordinateSpace: String, ExpressibleByArgument, CaseIterable {
+        case relative, absolute
+    }
+
+    @Argument(help: ArgumentHelp("The layout document (JSON), or - for standard input.", valueName: "file"))
+    var file: String
+
+    @Option(help: ArgumentHelp(
+        "relative: x and y relative to the parent view; absolute: relative to the root. Default: relative.",
+        valueName: "relative|absolute"))
+    var coordinates: CoordinateSpace = .relative
+
+    @Flag(help: "Treat a broken required constraint as an error: print the 409 problem and exit 1.")
+    var strict = false
+
+    @Flag(help: "Indent the JSON output for people (two spaces per level).")
+    var pretty = false
+
+    @Option(help: ArgumentHelp("Largest document accepted, in bytes (as the daemon's --max-body-bytes). Default: 1048576.",
+                               valueName: "n"))
+    var maxBodyBytes: Int = DaemonConfiguration().maxBodyBytes
+
+    @Option(help: ArgumentHelp("Most views in the document (as the daemon's). Default: 20000.", valueName: "n"))
+    var maxViews: Int = DaemonConfiguration().maxViews
+
+    @Option(help: ArgumentHelp("Most constraint entries in the document (as the daemon's). Default: 100000.",
+                               valueName: "n"))
+    var maxConstraints: Int = DaemonConfiguration().maxConstraints
+
+    func validate() throws {
+        if maxBodyBytes < 0 { throw ValidationError("--max-body-bytes must not be negative") }
+        if maxViews < 1 { throw ValidationError("--max-views must be at least 1") }
+        if maxConstraints < 0 { throw ValidationError("--max-constraints must not be negative") }
+    }
+
+    func run() throws {
+        let source = file == "-" ? "<stdin>" : file
+        let document: [UInt8]
+        do {
+            document = try readInput()
+        } catch {
+            writeToStandardError("layoutd solve: cannot read \(source): \(error.localizedDescription)\n")
+            throw ExitCode.failure
+        }
+
+        let reply = Solve.answer(document: document, coordinates: coordinates, strict: strict,
+                                 configuration: APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews,
+                                                                 maxConstraints: maxConstraints))
+        var output = reply.body
+        if pretty, let value = try? JSONParser.parse(reply.body) {
+            output = Array(JSONWriter.prettyString(value).utf8)
+        }
+        output.append(UInt8(ascii: "\n"))
+        FileHandle.standardOutput.write(Data(output))
+        if reply.status != 200 {
+            writeToStandardError(Solve.summary(of: reply, source: source))
+            throw ExitCode.failure
+        }
+    }
+
+    private func readInput() throws -> [UInt8] {
+        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
+    /// What `POST /v1/solve` answers for `document`, computed by the API itself.
+    static func answer(document: [UInt8], coordinates: CoordinateSpace, strict: Bool,
+                       configuration: APIConfiguration) -> APIResponse {
+        var query: [String] = []
+        if coordinates == .absolute { query.append("coordinates=absolute") }
+        if strict { query.append("strict=true") }
+        let api = LayoutAPI(configuration: configuration)
+        return api.handle(APIRequest(method: "POST", path: "/v1/solve", query: query.joined(separator: "&"),
+                                     headers: [("Content-Type", "application/json")], body: document))
+    }
+
+    /// A few lines for stderr about a problem answer: title, status, detail, then each pointer.
+    static func summary(of reply: APIResponse, source: String) -> String {
+        guard let problem = try? JSONParser.parse(reply.body) else {
+            return "layoutd solve: \(source): failed with status \(reply.status)\n"
+        }
+        let title = problem["title"]?.stringValue ?? "Failed"
+        var text = "layoutd solve: \(source): \(title) (\(reply.status))"
+        if let detail = problem["detail"]?.stringValue { text += ": \(detail)" }
+        text += "\n"
+        for error in problem["errors"]?.arrayValue ?? [] {
+            let pointer = error["pointer"]?.stringValue ?? ""
+            let code = error["code"]?.stringValue ?? ""
+            let detail = error["detail"]?.stringValue ?? ""
+            text += "  \(pointer.isEmpty ? "(document)" : pointer): \(detail) [\(code)]\n"
+        }
+        return text
+    }
+}
