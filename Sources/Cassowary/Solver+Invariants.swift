@@ -28,6 +28,7 @@ extension Solver {
                 }
                 if restricted && kinds[si] == .external { out.append("restricted row \(i) holds external \(s)") }
                 if isBasic[si] && stamp[si] >= stamp[i] { out.append("row \(i) references a newer row \(s)") }
+                if isBasic[si] && !restricted && stamp[i] == 0 { out.append("reduced row \(i) references \(s)") }
                 if k > 0 && row.symbols[k - 1] >= s { out.append("row \(i) is not sorted") }
                 expected[si].append(Int32(i))
             }

@@ -57,9 +57,16 @@ extension Solver {
         rows[i] = row
         isBasic[i] = true
         if kinds[i] == .external {
-            nextStamp += 1
-            stamp[i] = nextStamp
-            stampOrder.append(s)
+            // A row with references gets the next stamp (it references older rows); a reduced row
+            // references nothing and never will (substitutions add only non-basic symbols): stamp
+            // 0, before every row that may come to reference it.
+            if row.symbols.contains(where: { isBasic[Int($0)] }) {
+                nextStamp += 1
+                stamp[i] = nextStamp
+                stampOrder.append(s)
+            } else {
+                stamp[i] = 0
+            }
             markDirty(s)
         }
         if kinds[i].isRestricted && row.constant < -Row.epsilon { infeasible.append(s) }
@@ -77,9 +84,14 @@ extension Solver {
     }
 
     /// Replaces `s` by `row` in every row and objective that holds it. Cost: s's column.
-    mutating func substitute(_ s: Int32, _ row: Row) {
+    /// With `intoReducedRowsOnly`, only external rows that reference nothing (stamp 0) take it.
+    mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
         var column: [Int32] = []
         swap(&column, &columns[Int(s)])
+        if intoReducedRowsOnly {
+            columns[Int(s)] = column.filter { stamp[Int($0)] != 0 }
+            column = column.filter { stamp[Int($0)] == 0 }
+        }
         for b in column {
             let bi = Int(b)
             let c = rows[bi].remove(s)
@@ -91,6 +103,7 @@ extension Solver {
             if kinds[bi] == .external { markDirty(b) }
             if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { infeasible.append(b) }
         }
+        if intoReducedRowsOnly { return }
         for k in objectives.indices {
             let c = objectives[k].remove(s)
             if c != 0 {

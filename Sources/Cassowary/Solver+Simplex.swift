@@ -21,9 +21,14 @@ extension Solver {
         row.solve(for: subject)
         // A restricted subject is a marker created with this row: no row holds it, but its
         // objective level does.
-        // Rows referencing an external subject take its (reduced) row, so that every reference
-        // points to an older row: stamp order is then a dependency order.
-        if kinds[Int(subject)] != .external || !columns[Int(subject)].isEmpty { substitute(subject, row) }
+        // Rows that held an external subject as a parameter now reference its reduced row, which
+        // references nothing (stamp 0): stamp order stays a dependency order for rows with
+        // references; other reduced rows take the row, so that reduced rows never reference.
+        if kinds[Int(subject)] != .external {
+            substitute(subject, row)
+        } else if columns[Int(subject)].contains(where: { stamp[Int($0)] == 0 }) {
+            substitute(subject, row, intoReducedRowsOnly: true)
+        }
         installRow(subject, row)
         return true
     }

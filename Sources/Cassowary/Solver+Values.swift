@@ -41,20 +41,22 @@ extension Solver {
     /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
     public mutating func updateValues() {
         guard !dirty.isEmpty else { return }
-        // Rows that left the basis are 0 now; their dependents must be recomputed.
+        // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
+        // are settled first; their dependents are marked for the sweep.
         var from = Int(nextStamp)
         for x in dirty {
             let xi = Int(x)
-            if isBasic[xi] {
+            if isBasic[xi] && stamp[xi] > 0 {
                 from = min(from, Int(stamp[xi]) - 1)
-            } else {
-                isDirty[xi] = false
-                if values[xi] != 0 {
-                    values[xi] = 0
-                    for y in columns[xi] where kinds[Int(y)] == .external && isBasic[Int(y)] {
-                        isDirty[Int(y)] = true
-                        from = min(from, Int(stamp[Int(y)]) - 1)
-                    }
+                continue
+            }
+            isDirty[xi] = false
+            let v = isBasic[xi] ? rows[xi].constant : 0
+            if values[xi] != v {
+                values[xi] = v
+                for y in columns[xi] where isBasic[Int(y)] {
+                    isDirty[Int(y)] = true
+                    from = min(from, Int(stamp[Int(y)]) - 1)
                 }
             }
         }
