@@ -88,6 +88,15 @@ struct Row {
     /// `self += c · other`, a linear merge of the sorted cells. Symbols that enter or leave the row
     /// are appended to `inserted` / `removed`, so the caller can keep its column index.
     mutating func add(_ other: Row, times c: Double, inserted: inout [Int32], removed: inout [Int32]) {
+        var s: [Int32] = []
+        var k: [Double] = []
+        add(other, times: c, inserted: &inserted, removed: &removed, scratchSymbols: &s, scratchCoefficients: &k)
+    }
+
+    /// As above, merging into caller-owned buffers that are swapped with the row's storage, so a
+    /// merge allocates nothing once the buffers have grown.
+    mutating func add(_ other: Row, times c: Double, inserted: inout [Int32], removed: inout [Int32],
+                      scratchSymbols outS: inout [Int32], scratchCoefficients outC: inout [Double]) {
         constant += c * other.constant
         let n = symbols.count
         let m = other.symbols.count
@@ -104,8 +113,8 @@ struct Row {
             }
             return
         }
-        var outS = [Int32]()
-        var outC = [Double]()
+        outS.removeAll(keepingCapacity: true)
+        outC.removeAll(keepingCapacity: true)
         outS.reserveCapacity(n + m)
         outC.reserveCapacity(n + m)
         symbols.withUnsafeBufferPointer { aS in
@@ -137,7 +146,7 @@ struct Row {
                 }
             }
         }
-        symbols = outS
-        coefficients = outC
+        swap(&symbols, &outS)
+        swap(&coefficients, &outC)
     }
 }

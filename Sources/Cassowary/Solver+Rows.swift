@@ -97,7 +97,8 @@ extension Solver {
             let c = rows[bi].remove(s)
             scratchInserted.removeAll(keepingCapacity: true)
             scratchRemoved.removeAll(keepingCapacity: true)
-            rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved)
+            rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved,
+                         scratchSymbols: &mergeSymbols, scratchCoefficients: &mergeCoefficients)
             for x in scratchInserted { Solver.insertSorted(&columns[Int(x)], b) }
             for x in scratchRemoved { Solver.removeSorted(&columns[Int(x)], b) }
             if kinds[bi] == .external { markDirty(b) }

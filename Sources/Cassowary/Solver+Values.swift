@@ -10,19 +10,18 @@ extension Solver {
         var acc = row
         // Newest first (a max-heap on the install stamp): a row references older rows, so shared
         // references cancel before they are expanded.
+        // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
+        // pushed twice pops with a zero coefficient and is skipped.
         var heap = StampHeap()
-        var queued = Set<Int32>()
-        for s in acc.symbols where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]); queued.insert(s) }
+        for s in acc.symbols where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
         while let x = heap.pop() {
-            queued.remove(x)
             let c = acc.remove(x)
             if c == 0 { continue }
             scratchInserted.removeAll(keepingCapacity: true)
             scratchRemoved.removeAll(keepingCapacity: true)
-            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved)
-            for s in scratchInserted where isBasic[Int(s)] && queued.insert(s).inserted {
-                heap.push(s, stamp[Int(s)])
-            }
+            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved,
+                    scratchSymbols: &mergeSymbols, scratchCoefficients: &mergeCoefficients)
+            for s in scratchInserted where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
         }
         row = acc
     }

@@ -57,6 +57,8 @@ public struct Solver: Sendable {
     var isDirty: [Bool] = []
     var valuesStale: Bool { !dirty.isEmpty }
 
+    var mergeSymbols: [Int32] = []
+    var mergeCoefficients: [Double] = []
     var scratchInserted: [Int32] = []
     var scratchRemoved: [Int32] = []
 
