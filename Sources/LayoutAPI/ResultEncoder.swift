@@ -32,6 +32,14 @@ public enum ResultEncoder {
             w.appendString(b.id)
             w.appendRaw(",\"conflictsWith\":")
             appendStrings(b.conflictsWith, to: &w)
+            if let group = b.group {
+                w.appendRaw(",\"group\":")
+                w.appendString(group)
+            }
+            if let identifier = b.identifier {
+                w.appendRaw(",\"identifier\":")
+                w.appendString(identifier)
+            }
             w.appendRaw("}")
         }
         w.appendRaw("],\"ambiguous\":")

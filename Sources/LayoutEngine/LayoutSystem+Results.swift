@@ -15,6 +15,9 @@ public struct Frame: Equatable, Sendable {
 public struct BrokenConstraint: Equatable, Sendable {
     public var id: String
     public var conflictsWith: [String]
+    /// The entry's `group` and `identifier` labels, carried through to diagnostics.
+    public var group: String? = nil
+    public var identifier: String? = nil
 }
 
 public struct Diagnostics: Equatable, Sendable {
@@ -51,9 +54,11 @@ extension LayoutSystem {
     public func frame(of view: View, _ coordinates: Coordinates = .relative) -> Frame {
         guard let v = variables[view.id] else { return Frame(x: 0, y: 0, width: 0, height: 0) }
         var x = solver.value(v.minX), y = solver.value(v.minY)
-        if coordinates == .relative, let p = view.parent, let pv = variables[p] {
-            x -= solver.value(pv.minX)
-            y -= solver.value(pv.minY)
+        // Relative: to the parent. Absolute: to the view's root (spec section 6); a root: as given.
+        let origin = coordinates == .relative ? view.parent : rootOf[view.id]
+        if let o = origin, o != view.id, let ov = variables[o] {
+            x -= solver.value(ov.minX)
+            y -= solver.value(ov.minY)
         }
         return Frame(x: Self.clean(x), y: Self.clean(y), width: Self.clean(solver.value(v.width)),
                      height: Self.clean(solver.value(v.height)))
@@ -84,8 +89,11 @@ extension LayoutSystem {
             }
             byOwner[owner] = entry
         }
-        return byOwner.sorted { $0.value.order < $1.value.order }
-            .map { BrokenConstraint(id: $0.key, conflictsWith: $0.value.conflicts) }
+        return byOwner.sorted { $0.value.order < $1.value.order }.map { owner, entry in
+            let labels = entryIndex[owner].map { document.constraints[$0] }
+            return BrokenConstraint(id: owner, conflictsWith: entry.conflicts,
+                                    group: labels?.group, identifier: labels?.identifier)
+        }
     }
 
     /// Views whose returned frame values could differ in another optimal solution.

@@ -33,6 +33,8 @@ public struct LayoutSystem: Sendable {
     var viewsByID: [String: View] = [:]
     var entryIndex: [String: Int] = [:]
     var viewIndex: [String: Int] = [:]
+    /// Each view's root (for absolute coordinates).
+    var rootOf: [String: String] = [:]
     var activation: ActivationContext
     /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
     var hasWhenRules = false
@@ -49,6 +51,23 @@ public struct LayoutSystem: Sendable {
         viewsByID = Dictionary(minimumCapacity: document.views.count)
         viewIndex = Dictionary(minimumCapacity: document.views.count)
         for (i, v) in document.views.enumerated() { viewsByID[v.id] = v; viewIndex[v.id] = i }
+        rootOf = Dictionary(minimumCapacity: document.views.count)
+        for v in document.views where rootOf[v.id] == nil {
+            // Walk up to a view whose root is known (or a root), then fill the path (memoised).
+            var path: [String] = []
+            var current = v
+            var root = v.id
+            while true {
+                if let known = rootOf[current.id] { root = known; break }
+                path.append(current.id)
+                guard let p = current.parent, let pv = viewsByID[p], path.count <= document.views.count else {
+                    root = current.id
+                    break
+                }
+                current = pv
+            }
+            for id in path { rootOf[id] = root }
+        }
         hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         entryIndex = Dictionary(minimumCapacity: document.constraints.count)
         for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
