@@ -7,11 +7,15 @@ public struct APIResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Set on `GET /v1/sessions/{id}/events`: send the status and headers, then keep the connection
+    /// open as a Server-Sent Events stream and hand it to `stream.open` (see `APIEventStream`).
+    public var stream: APIEventStream?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = nil
     }
 
     /// The value of the first header called `name` (ASCII case-insensitive).

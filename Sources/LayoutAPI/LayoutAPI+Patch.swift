@@ -75,6 +75,7 @@ extension LayoutAPI {
             st.revision += 1
             st.diagnostics = diagnostics
             st.frames = st.system.frames(.relative)
+            session.events.publish(st)
             let after = options.absolute ? st.system.frames(.absolute) : st.frames
             let frames = before.map { Self.changedFrames(from: $0, to: after) } ?? after
             timing.solve = ContinuousClock.now - t2

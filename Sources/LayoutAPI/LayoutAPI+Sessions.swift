@@ -127,6 +127,7 @@ extension LayoutAPI {
                         if st.canonical != prepared.canonical {
                             st = SessionState(canonical: prepared.canonical, system: prepared.system,
                                               revision: st.revision + 1, diagnostics: prepared.diagnostics)
+                            session.events.publish(st)
                         }
                         return .done(st, status: 200)
                     }
@@ -198,6 +199,7 @@ extension LayoutAPI {
         }
         if let failure { return failure }
         store.remove(session)
+        session.events.end(sessionID: id, reason: "deleted")
         return APIResponse(status: 204)
     }
 }

@@ -75,6 +75,16 @@ public final class LayoutAPI: Sendable {
             }
         case .sessionFrames(let id):
             return getSession(id, request, options, withDocument: false)
+        case .sessionEvents(let id):
+            return sessionEvents(id, request, options)
+        case .sessionRender(let id):
+            return renderSession(id, request)
+        case .render:
+            return renderDocument(request, options)
+        case .playground:
+            return Self.asset(Self.playgroundBytes, contentType: "text/html; charset=utf-8")
+        case .clientScript:
+            return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
         }
     }
 

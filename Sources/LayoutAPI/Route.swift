@@ -5,6 +5,11 @@ enum Route: Equatable, Sendable {
     case sessions
     case session(String)
     case sessionFrames(String)
+    case sessionEvents(String)
+    case sessionRender(String)
+    case render
+    case playground
+    case clientScript
 
     static let sessionsPrefix = "/v1/sessions/"
 
@@ -14,6 +19,9 @@ enum Route: Equatable, Sendable {
         case "/healthz": return .healthz
         case "/v1/solve": return .solve
         case "/v1/sessions": return .sessions
+        case "/v1/render.svg": return .render
+        case "/": return .playground
+        case "/client.js": return .clientScript
         default: break
         }
         guard path.hasPrefix(sessionsPrefix) else { return nil }
@@ -21,15 +29,23 @@ enum Route: Equatable, Sendable {
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
         guard let id = parts.first, !id.isEmpty else { return nil }
         if parts.count == 1 { return .session(String(id)) }
-        if parts.count == 2 && parts[1] == "frames" { return .sessionFrames(String(id)) }
+        if parts.count == 2 {
+            switch parts[1] {
+            case "frames": return .sessionFrames(String(id))
+            case "events": return .sessionEvents(String(id))
+            case "render.svg": return .sessionRender(String(id))
+            default: return nil
+            }
+        }
         return nil
     }
 
     /// Methods answered, for `Allow` and CORS preflights (HEAD wherever GET is, OPTIONS everywhere).
     var allowedMethods: [String] {
         switch self {
-        case .healthz, .sessionFrames: return ["GET", "HEAD", "OPTIONS"]
-        case .solve, .sessions: return ["POST", "OPTIONS"]
+        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript:
+            return ["GET", "HEAD", "OPTIONS"]
+        case .solve, .sessions, .render: return ["POST", "OPTIONS"]
         case .session: return ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]
         }
     }

@@ -8,6 +8,8 @@ import LayoutEngine
 final class Session: Sendable {
     let id: String
     let state: Locked<SessionState>
+    /// Subscribers of `GET /v1/sessions/{id}/events`.
+    let events = SessionEvents()
 
     init(id: String, state: SessionState) {
         self.id = id

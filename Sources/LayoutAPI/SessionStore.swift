@@ -52,6 +52,11 @@ final class SessionStore: Sendable {
         return found
     }
 
+    /// The session with this id as held now, without marking it used or expiring it.
+    func peek(_ id: String) -> Session? {
+        table.withLock { $0.entries[id]?.session }
+    }
+
     enum InsertResult {
         case inserted
         case exists(Session)
@@ -126,8 +131,12 @@ final class SessionStore: Sendable {
         return dropped
     }
 
-    /// Marks dropped sessions dead, outside the store's lock (see the lock order above).
+    /// Marks dropped sessions dead, outside the store's lock (see the lock order above), and
+    /// ends their event streams.
     private func retire(_ sessions: [Session]) {
-        for s in sessions { s.state.withLock { $0.alive = false } }
+        for s in sessions {
+            s.state.withLock { $0.alive = false }
+            s.events.end(sessionID: s.id, reason: "expired")
+        }
     }
 }

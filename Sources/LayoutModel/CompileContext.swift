@@ -11,6 +11,9 @@ public struct CompileContext: Sendable {
     public var priorityField: Double?
     /// Largest magnitude allowed for a number.
     public var maxMagnitude: Double
+    /// Tables over `views` that the document parser builds once per document (fast paths only; nil
+    /// when the context was made elsewhere). Must describe exactly `views`.
+    var table: ViewTable?
 
     public init(views: [String: View], dialect: Dialect, priorityField: Double?, maxMagnitude: Double) {
         self.views = views; self.dialect = dialect; self.priorityField = priorityField

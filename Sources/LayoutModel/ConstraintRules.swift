@@ -115,3 +115,37 @@ public enum ConstraintRules {
         return anchors.filter { seen.insert($0).inserted }
     }
 }
+
+extension ConstraintRules {
+    /// Whether `check(item, context:)` finds no problem, decided over the document's tables
+    /// (`table` describes `context.views`; `dialect` is `context.dialect`) without building the
+    /// problem list. False sends the caller to `check`, which says what is wrong.
+    static func passes(_ item: LinearConstraint, dialect: Dialect, table: ViewTable) -> Bool {
+        let terms = item.terms
+        guard !terms.isEmpty else { return false }
+        var horizontalPosition = false, verticalPosition = false, directional = false, physical = false
+        var commonRoot = -1
+        for t in terms {
+            guard let i = table.index[t.anchor.view] else { return false }
+            let a = t.anchor.attribute
+            if !a.isDimension {
+                if a.axis == .horizontal { horizontalPosition = true } else { verticalPosition = true }
+            }
+            if a.isDirectional { directional = true }
+            if a.isPhysicalHorizontal { physical = true }
+            if table.isGuide[i] && (a.isMargin || a.isBaseline) { return false }
+            let r = table.root[i]
+            guard r >= 0, commonRoot < 0 || r == commonRoot else { return false }
+            commonRoot = r
+        }
+        if (horizontalPosition && verticalPosition) || (directional && physical) { return false }
+        if dialect != .mortar, terms.count == 1, !terms[0].anchor.attribute.isDimension { return false }
+        // `named` of `check`: the item's views that the document knows, besides the anchors' views.
+        for v in item.views {
+            guard let i = table.index[v] else { continue }
+            guard table.root[i] == commonRoot else { return false }
+        }
+        return true
+    }
+}
+

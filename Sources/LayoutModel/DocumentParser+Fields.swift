@@ -133,6 +133,10 @@ enum IDRules {
     /// nil when `id` is valid, else why not. Neither view ids nor constraint ids may contain `.`
     /// (a `.` separates a view from its attribute in anchors).
     static func problem(with id: String, what: String) -> String? {
+        // The common case: 1...maxLength ASCII id characters (for ASCII, bytes are scalars).
+        let utf8 = id.utf8
+        if !utf8.isEmpty && utf8.count <= maxLength
+            && utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isIDByte) }) == true { return nil }
         if id.isEmpty { return "\(what) id must not be empty" }
         let scalars = id.unicodeScalars
         if scalars.count > maxLength {
@@ -143,6 +147,14 @@ enum IDRules {
             return "\(what) id '\(id)' contains \(shown); use letters, digits, '_', '-' and '#'"
         }
         return nil
+    }
+
+    static func isIDByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "#"): return true
+        default: return false
+        }
     }
 
     static func isIDScalar(_ c: Unicode.Scalar) -> Bool {

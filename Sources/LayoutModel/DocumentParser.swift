@@ -21,6 +21,7 @@ public enum DocumentParser {
         var leading: [Problem] = []
         // Constraints are compiled only against a usable view tree (see ConstraintsParser.compile).
         var viewTreeSound = top["views"] != nil
+        var viewIndex: [String: Int]?
 
         if top["views"] == nil {
             leading.append(Problem("/views", .missingField,
@@ -42,6 +43,7 @@ public enum DocumentParser {
                 views.parse(value, at: at)
                 reader.problems = views.problems
                 document.views = views.views
+                viewIndex = views.viewIndex
                 viewTreeSound = !views.hierarchyBroken && !views.problems.contains {
                     $0.code == ProblemCode.tooManyViews.rawValue || $0.code == ProblemCode.noViews.rawValue
                         || ($0.pointer == at && $0.code == ProblemCode.invalidType.rawValue)
@@ -60,10 +62,11 @@ public enum DocumentParser {
             byKey[key] = reader.problems
         }
         if let value = top["constraints"] {
-            var viewsByID: [String: View] = [:]
-            for v in document.views { viewsByID[v.id] = v }
+            var viewsByID = [String: View](minimumCapacity: document.views.count)
+            for i in document.views.indices { viewsByID[document.views[i].id] = document.views[i] }
             var constraints = ConstraintsParser(limits: limits, views: viewsByID, dialect: document.dialect,
-                                                compile: viewTreeSound)
+                                                compile: viewTreeSound,
+                                                table: ViewTable(views: document.views, index: viewIndex))
             constraints.parse(value, at: "/constraints")
             byKey["constraints"] = constraints.problems
             document.constraints = constraints.entries

@@ -173,3 +173,134 @@ public enum ObjectFormCompiler {
         return result
     }
 }
+
+extension ObjectFormCompiler {
+    /// Where the fields of the object form are in the entry (-1 = absent), as the document parser
+    /// meets them.
+    struct Fields {
+        var first = -1, second = -1, relation = -1, multiplier = -1, constant = -1
+
+        mutating func set(_ field: ConstraintField, at position: Int) {
+            switch field {
+            case .first: first = position
+            case .second: second = position
+            case .relation: relation = position
+            case .multiplier: multiplier = position
+            case .constant: constant = position
+            default: break
+            }
+        }
+    }
+
+    /// `relationSpellings[s]` without hashing.
+    static func relation(spelled s: String) -> Relation? {
+        switch s {
+        case "==", "equal": return .equal
+        case ">=", "greaterThanOrEqual": return .greaterOrEqual
+        case "<=", "lessThanOrEqual": return .lessOrEqual
+        default: return nil
+        }
+    }
+
+    /// The common entry, compiled and checked in one go over the document's tables: `first` and an
+    /// optional `second` naming single attributes of known views, an optional relation, a number
+    /// (or no) multiplier and constant, outside Mortar's dialect, making one item that
+    /// `ConstraintRules` accepts.
+    ///
+    /// - Returns: the item exactly as `compile(_:context:)` makes it, or nil for anything else (a
+    ///   problem, a composite, an array constant...): the caller then runs `compile` and
+    ///   `ConstraintRules.check`, which decide and describe.
+    static func compileCommon(_ entry: JSONObject, _ fields: Fields, context: CompileContext,
+                              table: ViewTable) -> LinearConstraint? {
+        guard context.dialect != .mortar else { return nil }
+        let values = entry.values
+        func value(_ position: Int) -> JSONValue? { position < 0 ? nil : values[position] }
+        let firstValue = value(fields.first), secondValue = value(fields.second)
+        let relationValue = value(fields.relation)
+        let multiplierValue = value(fields.multiplier), constantValue = value(fields.constant)
+        guard case .string(let firstText)? = firstValue, let first = table.singleAnchor(firstText) else { return nil }
+        var second: (view: Int, attribute: Attribute)?
+        switch secondValue {
+        case nil, .null?: second = nil
+        case .string(let text)?:
+            guard let s = table.singleAnchor(text) else { return nil }
+            second = s
+        default: return nil
+        }
+        let relation: Relation
+        switch relationValue {
+        case nil, .null?: relation = .equal
+        case .string(let s)?:
+            guard let r = Self.relation(spelled: s) else { return nil }
+            relation = r
+        default: return nil
+        }
+        let max = context.maxMagnitude
+        var m = 1.0
+        switch multiplierValue {
+        case nil, .null?: break
+        case .number(let x)?:
+            guard x.isFinite && abs(x) <= max else { return nil }
+            m = x
+        default: return nil
+        }
+        var c = 0.0
+        switch constantValue {
+        case nil, .null?: break
+        case .number(let x)?:
+            guard x.isFinite && abs(x) <= max else { return nil }
+            c = x
+        default: return nil
+        }
+
+        // `first - m·second - c REL 0`, like terms combined as `LinearExpr.combined` does (the same
+        // sums in the same order, so the same coefficients).
+        let firstView = table.ids[first.view]
+        let a = Anchor(firstView, first.attribute)
+        let terms: [LinearTerm]
+        let views: [String]
+        var attributes = (first.attribute, first.attribute)
+        var termCount = 1
+        if let second {
+            let secondView = table.ids[second.view]
+            views = first.view == second.view ? [firstView] : [firstView, secondView]
+            let coefficient = (1 * m) * -1
+            if first.view == second.view && first.attribute == second.attribute {
+                let sum = (0 + 1.0) + coefficient, magnitude = (0 + 1.0) + abs(coefficient)
+                guard !(abs(sum) <= 1e-12 * magnitude) else { return nil }  // no_anchor
+                terms = [LinearTerm(a, sum)]
+            } else {
+                let sum = 0 + coefficient, magnitude = 0 + abs(coefficient)
+                if abs(sum) <= 1e-12 * magnitude {
+                    terms = [LinearTerm(a, 0 + 1.0)]
+                } else {
+                    terms = [LinearTerm(a, 0 + 1.0), LinearTerm(Anchor(secondView, second.attribute), sum)]
+                    attributes.1 = second.attribute
+                    termCount = 2
+                }
+            }
+            // Both views must share a root (the second counts even when its term dropped out).
+            guard table.root[second.view] == table.root[first.view] else { return nil }
+        } else {
+            views = [firstView]
+            terms = [LinearTerm(a, 0 + 1.0)]
+        }
+        // ConstraintRules over the item's anchors (a guide's anchors are checked per term).
+        guard table.root[first.view] >= 0 else { return nil }
+        let (x, y) = attributes
+        if termCount == 1 {
+            if !x.isDimension { return nil }  // position_constant (not Mortar)
+            if table.isGuide[first.view] && (x.isMargin || x.isBaseline) { return nil }
+        } else {
+            if !x.isDimension && !y.isDimension && x.axis != y.axis { return nil }  // cross_axis
+            if (x.isDirectional && y.isPhysicalHorizontal) || (y.isDirectional && x.isPhysicalHorizontal) {
+                return nil  // mixed_direction
+            }
+            if table.isGuide[first.view] && (x.isMargin || x.isBaseline) { return nil }
+            if let second, table.isGuide[second.view] && (y.isMargin || y.isBaseline) { return nil }
+        }
+        return LinearConstraint(terms: terms, constant: c == 0 ? 0 : -c, relation: relation,
+                                priority: context.defaultPriority, views: views,
+                                firstView: table.isGuide[first.view] ? nil : firstView)
+    }
+}

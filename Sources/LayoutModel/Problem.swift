@@ -30,6 +30,8 @@ public struct DocumentLimits: Equatable, Sendable {
 
 /// Escapes one reference token of a JSON pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
 public func jsonPointerToken(_ s: String) -> String {
+    // Without a '~' or '/' byte no character can be one: the common case, without walking characters.
+    if !s.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) { return s }
     if !s.contains("~") && !s.contains("/") { return s }
     var out = ""
     for ch in s {

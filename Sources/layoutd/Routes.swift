@@ -31,6 +31,9 @@ struct Router: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let reply = api.handle(Router.apiRequest(request))
         // SSE seam: streamed answers are converted here, before the plain conversion below.
+        if let events = reply.stream {
+            return sseResponse(reply) { stream in events.open(StreamSink(stream: stream)) }
+        }
         return Router.httpResponse(reply)
     }
 
@@ -49,21 +52,9 @@ struct Router: Sendable {
 
     /// An HTTP streamed response (chunked, kept open) for a Server-Sent Events answer.
     ///
-    /// Today every API answer is complete (status, headers, body), so nothing calls this yet. When
-    /// LayoutAPI gains a streaming answer (for `GET /v1/sessions/{id}/events`), `respond(to:)`
-    /// checks for it where the "SSE seam" comment is and returns this instead of
-    /// `httpResponse(_:)`, along these lines:
-    ///
-    /// ```swift
-    /// if let events = reply.events {                      // whatever the API's streaming answer is
-    ///     return sseResponse(reply) { stream in             // on the worker thread owning the connection
-    ///         let subscription = events.subscribe { event in // any thread
-    ///             stream.sendEvent(data: event.data, event: event.name, id: event.id)
-    ///         }
-    ///         stream.onClose { _ in subscription.cancel() }  // client gone, finish() or shutdown
-    ///     }
-    /// }
-    /// ```
+    /// `respond(to:)` uses it for an API answer with `stream` set (`GET /v1/sessions/{id}/events`):
+    /// once the stream is open, the API gets it as an `SSESink` (`StreamSink` below), subscribes it
+    /// to the session, and unsubscribes it from its `onClose`.
     ///
     /// What EventHTTP already does: status line and headers go out at once (the API's headers,
     /// `Content-Type: text/event-stream` included, are kept; `Connection: close` is added so the
@@ -79,4 +70,14 @@ struct Router: Sendable {
         return .stream(status: reply.status, headers: headers,
                        heartbeat: .sseComment(every: streamHeartbeatSeconds), onOpen: onOpen)
     }
+}
+
+/// LayoutAPI's `SSESink` on top of an EventHTTP stream (every call is thread-safe there).
+private struct StreamSink: SSESink {
+    let stream: HTTPStream
+
+    func sendEvent(data: String, event: String?, id: String?) { stream.sendEvent(data: data, event: event, id: id) }
+    func execute(_ job: @escaping @Sendable () -> Void) -> Bool { stream.execute(job) }
+    func finish() { stream.finish() }
+    func onClose(_ handler: @escaping @Sendable () -> Void) { stream.onClose { _ in handler() } }
 }

@@ -27,14 +27,14 @@ struct Serve: ParsableCommand {
 
             HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
             application/problem+json (RFC 9457).
-              POST   /v1/solve                  solve a document once: 200 {frames, diagnostics}
-              POST   /v1/sessions               create a session (server-chosen id): 201
-              PUT    /v1/sessions/{id}          create (201) or replace (200) session {id}
-              GET    /v1/sessions/{id}          its document, revision, frames, diagnostics
-              PATCH  /v1/sessions/{id}          edit it with a JSON merge patch (re-solved incrementally)
-              DELETE /v1/sessions/{id}          drop it: 204
-              GET    /v1/sessions/{id}/frames   its current frames
-              GET    /healthz                   200 {"status":"ok","sessions":N}
+              POST   /v1/solve                 solve once: 200 {frames, diagnostics}
+              POST   /v1/sessions              new session, the server picks the id: 201
+              PUT    /v1/sessions/{id}         create (201) or replace (200) session {id}
+              GET    /v1/sessions/{id}         document, revision, frames, diagnostics
+              PATCH  /v1/sessions/{id}         edit with a JSON merge patch (incremental)
+              DELETE /v1/sessions/{id}         drop the session: 204
+              GET    /v1/sessions/{id}/frames  revision, frames, diagnostics
+              GET    /healthz                  200 {"status":"ok","sessions":N}
             HEAD works wherever GET does and OPTIONS everywhere; other methods get 405. Query \
             parameters: coordinates=absolute, strict=true, frames=all (PATCH). Sessions carry \
             ETag "<revision>"; If-Match gives 412 on a stale revision. Any other path answers 404.

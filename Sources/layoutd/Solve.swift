@@ -41,7 +41,7 @@ struct Solve: ParsableCommand {
     var file: String
 
     @Option(help: ArgumentHelp(
-        "relative: x and y relative to the parent view; absolute: relative to the root. Default: relative.",
+        "relative: x and y relative to the parent view; absolute: relative to the root.",
         valueName: "relative|absolute"))
     var coordinates: CoordinateSpace = .relative
 
@@ -51,14 +51,14 @@ struct Solve: ParsableCommand {
     @Flag(help: "Indent the JSON output for people (two spaces per level).")
     var pretty = false
 
-    @Option(help: ArgumentHelp("Largest document accepted, in bytes (as the daemon's --max-body-bytes). Default: 1048576.",
+    @Option(help: ArgumentHelp("Largest document accepted, in bytes (as the daemon's --max-body-bytes).",
                                valueName: "n"))
     var maxBodyBytes: Int = DaemonConfiguration().maxBodyBytes
 
-    @Option(help: ArgumentHelp("Most views in the document (as the daemon's). Default: 20000.", valueName: "n"))
+    @Option(help: ArgumentHelp("Most views in the document (as the daemon's --max-views).", valueName: "n"))
     var maxViews: Int = DaemonConfiguration().maxViews
 
-    @Option(help: ArgumentHelp("Most constraint entries in the document (as the daemon's). Default: 100000.",
+    @Option(help: ArgumentHelp("Most constraint entries in the document (as the daemon's --max-constraints).",
                                valueName: "n"))
     var maxConstraints: Int = DaemonConfiguration().maxConstraints
 
@@ -71,10 +71,11 @@ struct Solve: ParsableCommand {
     func run() throws {
         let source = file == "-" ? "<stdin>" : file
         let document: [UInt8]
-        do {
-            document = try readInput()
-        } catch {
-            writeToStandardError("layoutd solve: cannot read \(source): \(error.localizedDescription)\n")
+        switch readInput() {
+        case .success(let bytes):
+            document = bytes
+        case .failure(let error):
+            writeToStandardError("layoutd solve: cannot read \(source): \(error.message)\n")
             throw ExitCode.failure
         }
 
@@ -93,9 +94,17 @@ struct Solve: ParsableCommand {
         }
     }
 
-    private func readInput() throws -> [UInt8] {
-        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+    private func readInput() -> Result<[UInt8], InputError> {
+        if file == "-" { return .success(Array(FileHandle.standardInput.readDataToEndOfFile())) }
+        let fd = open(file, O_RDONLY)
+        guard fd >= 0 else { return .failure(InputError(String(cString: strerror(errno)))) }
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            return .failure(InputError("it is a directory"))
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        return .success(Array(handle.readDataToEndOfFile()))
     }
 
     /// What `POST /v1/solve` answers for `document`, computed by the API itself.
@@ -126,4 +135,10 @@ struct Solve: ParsableCommand {
         }
         return text
     }
+}
+
+/// Why `layoutd solve` could not read its input (`strerror` text).
+struct InputError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }

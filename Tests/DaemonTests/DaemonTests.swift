@@ -15,13 +15,14 @@ struct DaemonTests {
         return dictionary
     }
 
-    @Test("GET /healthz answers 200 with {\"status\":\"ok\"} as application/json")
+    @Test("GET /healthz answers 200 {\"status\":\"ok\",\"sessions\":0} as application/json (LayoutAPI's answer)")
     func healthz() throws {
         let daemon = try Daemon()
         let response = try daemon.connect().request("GET", "/healthz")
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
         #expect(try json(response.body)["status"] as? String == "ok")
+        #expect(response.text == #"{"status":"ok","sessions":0}"#)
         #expect(response.header("Content-Length") == String(response.body.count))
     }
 
@@ -93,13 +94,23 @@ struct DaemonTests {
         #expect(try connection.readResponse().status == 404)
     }
 
-    @Test("a body larger than --max-body-bytes is answered 413")
+    @Test("a body larger than --max-body-bytes is answered 413: problem+json, or the transport's own far over it")
     func bodyTooLarge() throws {
         let daemon = try Daemon(["--max-body-bytes", "1024"])
-        let small = try daemon.connect().request("POST", "/healthz", body: [UInt8](repeating: 0x61, count: 1000))
-        #expect(small.status == 405)
-        let large = try daemon.connect().request("POST", "/healthz", body: [UInt8](repeating: 0x61, count: 64 * 1024))
+        let connection = try daemon.connect()
+        let small = try connection.request("POST", "/v1/solve", body: [UInt8](repeating: 0x61, count: 1000))
+        #expect(small.status == 400)
+        // Over the limit: the API's 413, and the connection stays usable.
+        let large = try connection.request("POST", "/v1/solve", body: [UInt8](repeating: 0x61, count: 64 * 1024))
         #expect(large.status == 413)
+        #expect(large.header("Content-Type") == "application/problem+json")
+        #expect(try json(large.body)["type"] as? String == "/problems/body-too-large")
+        #expect(try connection.request("GET", "/healthz").status == 200)
+        // Far over it (more than 64 KiB beyond): libevent refuses it unread and closes the connection.
+        let huge = try daemon.connect()
+        let refused = try huge.requestTolerantly("POST", "/v1/solve", body: [UInt8](repeating: 0x61, count: 256 * 1024))
+        #expect(refused.status == 413)
+        #expect(huge.serverClosed())
         // The daemon is still fine afterwards.
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)
     }
@@ -231,9 +242,12 @@ struct CommandLineTests {
         #expect(root.stdout.contains("Exit status"))
         let serve = try LayoutdBinary.run(["serve", "--help"])
         #expect(serve.status == 0)
+        #expect(root.stdout.contains("solve"))
         for flag in ["--host", "--port", "--config", "--threads", "--max-body-bytes", "--max-header-bytes",
                      "--timeout-seconds", "--shutdown-grace-seconds", "--backlog", "--log-level",
-                     "--lock-directory", "--print-config", "LAYOUTD_CONFIG", "/healthz", "SIGTERM"] {
+                     "--lock-directory", "--print-config", "LAYOUTD_CONFIG", "/healthz", "SIGTERM",
+                     "--max-views", "--max-constraints", "--max-sessions", "--session-idle-timeout-seconds",
+                     "--cors-origin", "/v1/solve", "/v1/sessions/{id}", "429", "corsOrigins"] {
             #expect(serve.stdout.contains(flag), "serve --help does not mention \(flag)")
         }
     }
@@ -258,8 +272,12 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("c.json")
-        try Data(#"{"port": 9999, "threads": 3, "timeoutSeconds": 12.5}"#.utf8).write(to: file)
-        let result = try LayoutdBinary.run(["serve", "--config", file.path, "--threads", "5", "--print-config"],
+        try Data(#"""
+            {"port": 9999, "threads": 3, "timeoutSeconds": 12.5, "maxSessions": 7,
+             "corsOrigins": ["https://a.example", "https://b.example"], "sessionIdleTimeoutSeconds": 60}
+            """#.utf8).write(to: file)
+        let result = try LayoutdBinary.run(["serve", "--config", file.path, "--threads", "5", "--print-config",
+                                            "--max-views", "12", "--cors-origin", "*"],
                                            environment: cleanEnvironment)
         #expect(result.status == 0)
         let printed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -267,6 +285,15 @@ struct CommandLineTests {
         #expect(printed?["threads"] as? Int == 5)
         #expect(printed?["timeoutSeconds"] as? Double == 12.5)
         #expect(printed?["host"] as? String == "127.0.0.1")
+        #expect(printed?["maxSessions"] as? Int == 7)
+        #expect(printed?["maxViews"] as? Int == 12)
+        #expect(printed?["sessionIdleTimeoutSeconds"] as? Int == 60)
+        // --cors-origin replaces the file's list.
+        #expect(printed?["corsOrigins"] as? [String] == ["*"])
+        let fileOrigins = try LayoutdBinary.run(["serve", "--config", file.path, "--print-config"],
+                                                environment: cleanEnvironment)
+        let printedOrigins = try JSONSerialization.jsonObject(with: Data(fileOrigins.stdout.utf8)) as? [String: Any]
+        #expect(printedOrigins?["corsOrigins"] as? [String] == ["https://a.example", "https://b.example"])
         // $LAYOUTD_CONFIG stands in for --config.
         var environment = cleanEnvironment
         environment["LAYOUTD_CONFIG"] = file.path
@@ -287,6 +314,12 @@ struct CommandLineTests {
             (#"{"logLevel": "loud"}"#, "logLevel must be one of"),
             (#"[1, 2]"#, "must hold a JSON object"),
             (#"{"port": "#, "not valid JSON"),
+            (#"{"corsOrigins": "https://a.example"}"#, "'corsOrigins' must be an array of strings"),
+            (#"{"corsOrigins": ["https://a.example/"]}"#, "'https://a.example/' is not an origin"),
+            (#"{"corsOrigins": ["app.example"]}"#, "is not an origin"),
+            (#"{"maxSessions": 0}"#, "maxSessions must be at least 1"),
+            (#"{"maxViews": 0}"#, "maxViews must be at least 1"),
+            (#"{"sessionIdleTimeoutSeconds": -1}"#, "sessionIdleTimeoutSeconds must not be negative"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let file = directory.appendingPathComponent("bad\(index).json")
@@ -299,5 +332,9 @@ struct CommandLineTests {
                                             environment: cleanEnvironment)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("cannot read configuration file"))
+        let badFlag = try LayoutdBinary.run(["serve", "--cors-origin", "https://x.example/path", "--print-config"],
+                                            environment: cleanEnvironment)
+        #expect(badFlag.status == 64)
+        #expect(badFlag.stderr.contains("is not an origin"))
     }
 }

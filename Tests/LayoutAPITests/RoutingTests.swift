@@ -14,7 +14,7 @@ struct RoutingTests {
     }
 
     @Test("unknown paths answer 404 problem+json", arguments: [
-        "/", "/v1", "/v2/solve", "/v1/solve/", "/v1/sessions/", "/v1/sessions/a/b", "/v1/sessions/a/frames/x",
+        "/index.html", "/v1", "/v2/solve", "/v1/solve/", "/v1/sessions/", "/v1/sessions/a/b", "/v1/sessions/a/frames/x",
         "/healthz/", "/v1/sessionsX",
     ])
     func unknownRoute(_ path: String) {

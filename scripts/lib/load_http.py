@@ -44,6 +44,23 @@ class Req:
         self.data = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
         self.sent = 0.0
 
+    @classmethod
+    def prebuilt(cls, data, method, kind, session):
+        """A request whose bytes the caller has built already (the fast path of the mixes)."""
+        r = cls.__new__(cls)
+        r.data, r.method, r.kind, r.session, r.sent = data, method, kind, session, 0.0
+        r.path = r.body = r.headers = None
+        return r
+
+
+def split_request(data):
+    """(method, path, headers, body) of raw request bytes."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = lines[0].split(" ")
+    headers = [tuple(x.strip() for x in l.split(":", 1)) for l in lines[1:]]
+    return method, path, headers, body
+
 
 def parse_url(url):
     u = urllib.parse.urlsplit(url)
@@ -71,6 +88,7 @@ class Tally:
         self.errors = collections.Counter()        # "404" / "reset" / "timeout" / "connect" -> n
         self.reconnects = 0
         self.unrecorded = 0
+        self.timing = {}                           # kind -> [n, sum of Server-Timing durations by name]
 
     def add(self, req, status, latency):
         if req.sent < self.record_from:
@@ -95,13 +113,34 @@ class Tally:
         self.errors.update(other.errors)
         self.reconnects += other.reconnects
         self.unrecorded += other.unrecorded
+        for k, (n, sums) in other.timing.items():
+            mine = self.timing.setdefault(k, [0, {}])
+            mine[0] += n
+            for name, v in sums.items():
+                mine[1][name] = mine[1].get(name, 0.0) + v
+
+    def server_timing(self, req, head):
+        """Add the Server-Timing durations (ms) of an answer to the per-kind sums."""
+        if req.sent < self.record_from:
+            return
+        j = head.find(b"\r\nserver-timing:")
+        if j < 0:
+            return
+        e = head.find(b"\r\n", j + 2)
+        t = self.timing.setdefault(req.kind, [0, {}])
+        t[0] += 1
+        for part in head[j + 16:e].split(b","):
+            name, _, dur = part.strip().partition(b";dur=")
+            if dur:
+                n = name.decode()
+                t[1][n] = t[1].get(n, 0.0) + float(dur)
 
     def count(self):
         return sum(len(v) for v in self.lat.values())
 
     def as_dict(self):
         return {"lat": dict(self.lat), "status": dict(self.status), "errors": dict(self.errors),
-                "reconnects": self.reconnects, "unrecorded": self.unrecorded}
+                "reconnects": self.reconnects, "unrecorded": self.unrecorded, "timing": self.timing}
 
     @classmethod
     def from_dict(cls, d):
@@ -111,6 +150,7 @@ class Tally:
         t.status.update(d["status"])
         t.errors.update(d["errors"])
         t.reconnects, t.unrecorded = d["reconnects"], d["unrecorded"]
+        t.timing = d.get("timing", {})
         return t
 
 
@@ -179,10 +219,11 @@ def header_value(head, name):
 # --------------------------------------------------------------------------- raw engine
 
 class _Conn:
-    __slots__ = ("ci", "sock", "buf", "req", "done")
+    __slots__ = ("ci", "sock", "buf", "req", "done", "attempts", "retry_at", "retry_req")
 
     def __init__(self, ci):
         self.ci, self.sock, self.buf, self.req, self.done = ci, None, bytearray(), None, False
+        self.attempts, self.retry_at, self.retry_req = 0, 0.0, None
 
 
 def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=None,
@@ -192,8 +233,8 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
     tally = tally or Tally()
     sel = selectors.DefaultSelector()
     cs = [_Conn(ci) for ci in range(conns)]
-    mono, perf = time.monotonic, time.perf_counter
-    open_n = [0]
+    mono = time.monotonic
+    busy = [0]          # connections with a request in flight
 
     def connect(c):
         try:
@@ -206,7 +247,6 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
         c.sock = s
         c.buf = bytearray()
         sel.register(s, selectors.EVENT_READ, c)
-        open_n[0] += 1
         return True
 
     def drop(c):
@@ -214,37 +254,48 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
             sel.unregister(c.sock)
             c.sock.close()
             c.sock = None
-            open_n[0] -= 1
 
-    def send_next(c):
-        if stop_at is not None and mono() >= stop_at:
-            c.done = True
-            c.req = None
-            return
-        r = source(c.ci)
-        if r is None:
-            c.done = True
-            c.req = None
-            return
-        if c.sock is None:
-            attempts = 0
-            while not connect(c):
-                attempts += 1
-                if attempts >= 3 or (stop_at is not None and mono() >= stop_at):
+    def finish(c, what):
+        """The request in flight on c failed with `what`; the connection is dropped."""
+        tally.fail(c.req, what)
+        c.req = None
+        busy[0] -= 1
+        drop(c)
+
+    waiting = set()     # connections waiting to retry a refused connect (without blocking the loop)
+
+    def send_next(c, r=None):
+        while True:
+            if r is None:
+                if c.done or (stop_at is not None and mono() >= stop_at):
                     c.done = True
-                    c.req = None
                     return
-                time.sleep(0.05)
-            tally.reconnects += 1
-        c.req = r
-        r.sent = perf()
-        try:
-            c.sock.sendall(r.data)
-        except OSError as e:
-            tally.fail(r, "reset" if not isinstance(e, socket.timeout) else "timeout")
-            c.req = None
-            drop(c)
-            send_next(c)
+                r = source(c.ci)
+                if r is None:
+                    c.done = True
+                    return
+            if c.sock is None:
+                if not connect(c):
+                    c.attempts += 1
+                    if c.attempts >= 3 or (stop_at is not None and mono() >= stop_at):
+                        c.done = True        # r was never sent
+                        return
+                    c.retry_at, c.retry_req = mono() + 0.05, r
+                    waiting.add(c)
+                    return
+                c.attempts = 0
+                tally.reconnects += 1
+            c.req = r
+            busy[0] += 1
+            r.sent = mono()
+            try:
+                c.sock.sendall(r.data)
+                return
+            except socket.timeout:
+                finish(c, "timeout")
+            except OSError:
+                finish(c, "reset")
+            r = None
 
     for c in cs:
         if not connect(c):
@@ -253,39 +304,34 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
         if not c.done:
             send_next(c)
 
-    active = sum(1 for c in cs if c.req is not None)
     drain_deadline = None
     last_check = mono()
-    while active:
-        now = mono()
-        if stop_at is not None and now >= stop_at and drain_deadline is None:
-            drain_deadline = now + drain_s
-        if drain_deadline is not None and now >= drain_deadline:
-            for c in cs:
-                if c.req is not None:
-                    tally.fail(c.req, "timeout")
-                    c.req = None
-                    drop(c)
-            break
-        for key, _ in sel.select(0.05):
+    while busy[0] > 0 or waiting:
+        if waiting:
+            now = mono()
+            for c in [c for c in waiting if c.retry_at <= now]:
+                waiting.discard(c)
+                r, c.retry_req = c.retry_req, None
+                send_next(c, r)
+        for key, _ in sel.select(0.05 if busy[0] else 0.01):
             c = key.data
+            if c.sock is None:
+                continue
             try:
                 chunk = c.sock.recv(262144)
-            except (ConnectionResetError, BrokenPipeError):
-                chunk = None
             except socket.timeout:
                 continue
             except OSError:
                 chunk = None
             if not chunk:
                 if c.req is not None:
-                    tally.fail(c.req, "reset" if chunk is None else "eof")
-                    c.req = None
-                drop(c)
+                    finish(c, "reset" if chunk is None else "eof")
+                else:
+                    drop(c)
                 send_next(c)
                 continue
             c.buf += chunk
-            while c.req is not None:
+            while c.req is not None and c.buf:
                 try:
                     f = frame_response(c.buf, c.req.method == "HEAD")
                 except NeedMore:
@@ -298,7 +344,8 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
                     continue
                 r = c.req
                 c.req = None
-                lat = perf() - r.sent
+                busy[0] -= 1
+                lat = mono() - r.sent
                 tally.add(r, status, lat)
                 if on_response is not None:
                     on_response(r, status, head, body, lat)
@@ -306,16 +353,15 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
                     drop(c)
                 send_next(c)
         now = mono()
-        if now - last_check > 0.5:
+        if now - last_check > 0.25:
             last_check = now
-            pnow = perf()
+            if stop_at is not None and now >= stop_at and drain_deadline is None:
+                drain_deadline = now + drain_s
             for c in cs:
-                if c.req is not None and pnow - c.req.sent > timeout_s:
-                    tally.fail(c.req, "timeout")
-                    c.req = None
-                    drop(c)
+                if c.req is not None and (now - c.req.sent > timeout_s or
+                                          (drain_deadline is not None and now >= drain_deadline)):
+                    finish(c, "timeout")
                     send_next(c)
-        active = sum(1 for c in cs if c.req is not None)
     for c in cs:
         drop(c)
     sel.close()
@@ -327,7 +373,7 @@ def run_raw(host, port, conns, source, on_response=None, tally=None, stop_at=Non
 def run_asyncio(host, port, conns, source, on_response=None, tally=None, stop_at=None,
                 timeout_s=10.0, drain_s=10.0):
     tally = tally or Tally()
-    perf, mono = time.perf_counter, time.monotonic
+    perf = mono = time.monotonic
 
     async def one(ci):
         reader = writer = None
@@ -387,7 +433,7 @@ def run_threads(host, port, conns, source, on_response=None, tally=None, stop_at
                 timeout_s=10.0, drain_s=10.0):
     tally = tally or Tally()
     lock = threading.Lock()
-    perf, mono = time.perf_counter, time.monotonic
+    perf = mono = time.monotonic
 
     def one(ci):
         hc = http.client.HTTPConnection(host, port, timeout=timeout_s)
@@ -398,9 +444,11 @@ def run_threads(host, port, conns, source, on_response=None, tally=None, stop_at
                 r = source(ci)
             if r is None:
                 break
+            method, path, headers, body = split_request(r.data)
+            headers = {k: v for k, v in headers if k.lower() not in ("host", "content-length")}
             r.sent = perf()
             try:
-                hc.request(r.method, r.path, body=r.body or None, headers=dict(r.headers))
+                hc.request(method, path, body=body or None, headers=headers)
                 resp = hc.getresponse()
                 body = resp.read()
                 status = resp.status

@@ -39,8 +39,11 @@ enum LayoutdBinary {
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The source folders whose edits these tests are about (the daemon and its HTTP layer).
-    private static let watchedSources = ["layoutd", "EventHTTP", "CLibevent"]
+    /// The source folders whose edits these tests are about: the daemon, its HTTP layer, and the API
+    /// and engine it serves.
+    private static let watchedSources = [
+        "layoutd", "EventHTTP", "CLibevent", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
+    ]
 
     /// `swift test` recompiles the layoutd module but does not relink the executable, so after an
     /// edit the binary can be older than the code under test: refuse it rather than test old code.
@@ -104,8 +107,10 @@ enum LayoutdBinary {
         var stderr: String
     }
 
-    /// Runs `layoutd arguments…` to completion (at most `timeout` seconds).
-    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20) throws -> Result {
+    /// Runs `layoutd arguments…` to completion (at most `timeout` seconds), with `input` on its
+    /// standard input (nothing when nil).
+    static func run(_ arguments: [String], environment: [String: String]? = nil, input: [UInt8]? = nil,
+                    timeout: Double = 20) throws -> Result {
         let process = Process()
         process.executableURL = try locate()
         process.arguments = arguments
@@ -118,8 +123,21 @@ enum LayoutdBinary {
         err.fileHandleForReading.readabilityHandler = { errCollector.append($0.availableData) }
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = input == nil ? nil : Pipe()
+        if let inputPipe {
+            process.standardInput = inputPipe
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
+        if let input, let inputPipe {
+            // From another thread: a large input must not block us while the child fills its pipes.
+            let writer = inputPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: Data(input))
+                try? writer.close()
+            }
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {

@@ -1,0 +1,48 @@
+extension LayoutAPI {
+    /// `GET /v1/sessions/{id}/events`: a Server-Sent Events stream of the session's revisions.
+    ///
+    /// The answer is 200 `text/event-stream` with `stream` set; the transport keeps the connection
+    /// open and calls `stream.open` with a sink. The first event is the current revision with every
+    /// frame (`"all":true`); each later revision sends the frames that changed and the views that
+    /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
+    /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
+    func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
+        guard let session = store.lookup(id), session.state.withLock({ $0.alive }) else {
+            return Problems.sessionNotFound(id)
+        }
+        var response = APIResponse(status: 200, headers: [
+            ("Content-Type", "text/event-stream"),
+            ("Cache-Control", "no-cache"),
+            ("X-Accel-Buffering", "no"),
+        ])
+        guard request.method == "GET" else { return response }
+        let absolute = options.absolute
+        response.stream = APIEventStream { sink in
+            Self.subscribe(session, sink, absolute: absolute)
+        }
+        return response
+    }
+
+    /// Subscribes `sink` to `session`, or says `deleted` at once when the session died between the
+    /// answer and the stream opening. Unsubscribes when the stream ends.
+    static func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
+        let events = session.events
+        let token: Int? = session.state.withLock { st in
+            st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+        }
+        guard let token else {
+            let data = SessionEvents.deletedData(sessionID: session.id, reason: "deleted")
+            sink.execute {
+                sink.sendEvent(data: data, event: "deleted", id: nil)
+                sink.finish()
+            }
+            return
+        }
+        sink.onClose { events.unsubscribe(token) }
+    }
+
+    /// Open event streams on the session `id` (0 when there is no such session).
+    public func subscriberCount(session id: String) -> Int {
+        store.peek(id)?.events.count ?? 0
+    }
+}

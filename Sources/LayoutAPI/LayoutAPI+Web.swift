@@ -1,0 +1,51 @@
+import LayoutEngine
+
+extension LayoutAPI {
+    // MARK: GET /v1/sessions/{id}/render.svg, POST /v1/render.svg
+
+    /// The session drawn as SVG (absolute coordinates); `ETag`, 304 on a matching `If-None-Match`.
+    func renderSession(_ id: String, _ request: APIRequest) -> APIResponse {
+        guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
+        let snapshot: (revision: Int, svg: String)? = session.state.withLock { st in
+            guard st.alive else { return nil }
+            return (st.revision, SVGRenderer.render(document: st.system.document,
+                                                    frames: st.system.frames(.absolute),
+                                                    diagnostics: st.diagnostics))
+        }
+        guard let snapshot else { return Problems.sessionNotFound(id) }
+        let etag = EntityTagCondition.etag(snapshot.revision)
+        if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
+           inm.matchesWeak(revision: snapshot.revision) {
+            return APIResponse(status: 304, headers: [("ETag", etag)])
+        }
+        return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType), ("ETag", etag)],
+                           body: Array(snapshot.svg.utf8))
+    }
+
+    /// A document (the body, as for `POST /v1/solve`) solved and drawn as SVG; errors as there.
+    func renderDocument(_ request: APIRequest, _ options: QueryOptions) -> APIResponse {
+        do throws(Failure) {
+            let document = try validate(try parseJSON(request.body))
+            let system = LayoutSystem(document: document)
+            let diagnostics = system.diagnostics
+            if options.strict && !diagnostics.broken.isEmpty { return Problems.strictConflict(diagnostics.broken) }
+            let svg = SVGRenderer.render(document: document, frames: system.frames(.absolute),
+                                         diagnostics: diagnostics)
+            return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType)],
+                               body: Array(svg.utf8))
+        } catch {
+            return error.response
+        }
+    }
+
+    // MARK: GET /, GET /client.js
+
+    static let playgroundBytes = Array(WebAssets.playgroundHTML.utf8)
+    static let clientScriptBytes = Array(WebAssets.clientJS.utf8)
+
+    /// A static asset (the playground page, the JS client), revalidated on every use.
+    static func asset(_ body: [UInt8], contentType: String) -> APIResponse {
+        APIResponse(status: 200, headers: [("Content-Type", contentType), ("Cache-Control", "no-cache")],
+                    body: body)
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+import JSON
+import LayoutAPI
+import LayoutEngine
+import LayoutModel
+
+/// Parses SVG text with Foundation's XMLParser: fails the test when it is not well-formed.
+final class SVGDocument: NSObject, XMLParserDelegate {
+    struct Element {
+        var name: String
+        var attributes: [String: String]
+        var text = ""
+        /// `data-id`s of the enclosing `g` elements, outermost first.
+        var groups: [String] = []
+    }
+
+    private(set) var elements: [Element] = []
+    private var stack: [Int] = []
+    private var groupIDs: [String?] = []
+    private(set) var error: String?
+
+    init(_ text: String) {
+        super.init()
+        let parser = XMLParser(data: Data(text.utf8))
+        parser.delegate = self
+        if !parser.parse() {
+            error = parser.parserError.map { "\($0)" } ?? "not well-formed"
+        }
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        elements.append(Element(name: name, attributes: attributes, groups: groupIDs.compactMap { $0 }))
+        stack.append(elements.count - 1)
+        groupIDs.append(name == "g" ? attributes["data-id"] : nil)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        stack.removeLast()
+        groupIDs.removeLast()
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if let i = stack.last { elements[i].text += string }
+    }
+
+    var root: Element? { elements.first }
+
+    /// The `rect.box` of each view, by `data-id`.
+    var boxes: [String: Element] {
+        var out: [String: Element] = [:]
+        for e in elements where e.name == "rect" && (e.attributes["class"] ?? "").split(separator: " ").contains("box") {
+            out[e.attributes["data-id"] ?? ""] = e
+        }
+        return out
+    }
+
+    func classes(_ e: Element?) -> Set<String> { Set((e?.attributes["class"] ?? "").split(separator: " ").map(String.init)) }
+
+    func frame(_ e: Element?) -> [Double] {
+        ["x", "y", "width", "height"].map { Double(e?.attributes[$0] ?? "") ?? .nan }
+    }
+
+    /// All text of the legend.
+    var legend: String {
+        elements.filter { $0.name == "text" && $0.attributes["data-id"] == nil }.map(\.text).joined(separator: "\n")
+    }
+}
+
+@Suite("Pictures: SVGRenderer, GET /v1/sessions/{id}/render.svg and POST /v1/render.svg")
+struct SVGRendererTests {
+    static func parse(_ r: APIResponse, sourceLocation: SourceLocation = #_sourceLocation) -> SVGDocument {
+        #expect(r.status == 200, "\(r.text.prefix(300))", sourceLocation: sourceLocation)
+        #expect(r.header("Content-Type") == "image/svg+xml", sourceLocation: sourceLocation)
+        let svg = SVGDocument(r.text)
+        #expect(svg.error == nil, "not well-formed: \(svg.error ?? "")", sourceLocation: sourceLocation)
+        return svg
+    }
+
+    @Test("a standalone, well-formed SVG whose boxes sit at the absolute frames, nested like the views")
+    func positions() throws {
+        let c = Client()
+        let svg = Self.parse(c.send("POST", "/v1/render.svg", body: Docs.stack))
+        let root = try #require(svg.root)
+        #expect(root.name == "svg")
+        #expect(root.attributes["xmlns"] == "http://www.w3.org/2000/svg")
+        let viewBox = (root.attributes["viewBox"] ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(viewBox.count == 4)
+        #expect(Array(viewBox.prefix(2)) == [-16, -16])
+        #expect(viewBox[2] == 400 + 32)
+        #expect(viewBox[3] > 300 + 32)  // the legend sits below the root
+        #expect(root.attributes["width"] == SVGRendererTests.n(viewBox[2]))
+        let frames = T.frames(T.json(c.send("POST", "/v1/solve", query: "coordinates=absolute", body: Docs.stack))["frames"])
+        let boxes = svg.boxes
+        #expect(Set(boxes.keys) == Set(frames.keys))
+        for (id, f) in frames { #expect(svg.frame(boxes[id]) == f, "\(id)") }
+        #expect(boxes["badge"]?.groups == ["root", "header", "badge"])
+        #expect(boxes["a"]?.groups == ["root", "a"])
+        // Labels: one text per view, at the box's top-left corner.
+        let labels = svg.elements.filter { $0.name == "text" && $0.attributes["data-id"] != nil }
+        #expect(labels.map(\.text).sorted() == frames.keys.sorted())
+        #expect(svg.legend.contains("Broken constraints: none"))
+        #expect(svg.legend.contains("Inactive constraints (2):"))
+        #expect(svg.legend.contains("a-collapse, b-wide"))
+        #expect(svg.legend.contains("b-wide"))
+    }
+
+    static func n(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+
+    @Test("hidden views (and their subviews) are dashed; guides are dotted and unfilled")
+    func styles() {
+        let doc = """
+        {"views": {"root": {"frame": {"width": 200, "height": 100}},
+                   "box": {"parent": "root", "hidden": true, "frame": {"x": 10, "y": 10, "width": 80, "height": 80}},
+                   "inner": {"parent": "box", "frame": {"x": 5, "y": 5, "width": 20, "height": 20}},
+                   "faded": {"parent": "root", "alpha": 0, "frame": {"x": 100, "y": 10, "width": 20, "height": 20}},
+                   "shown": {"parent": "root", "frame": {"x": 130, "y": 10, "width": 20, "height": 20}},
+                   "gap": {"parent": "root", "kind": "guide", "frame": {"x": 160, "y": 0, "width": 40, "height": 100}}}}
+        """
+        let svg = Self.parse(Client().send("POST", "/v1/render.svg", body: doc))
+        let boxes = svg.boxes
+        for id in ["box", "inner", "faded"] {
+            #expect(boxes[id]?.attributes["stroke-dasharray"] == "6 4", "\(id)")
+            #expect(svg.classes(boxes[id]).contains("hidden"), "\(id)")
+        }
+        #expect(svg.frame(boxes["inner"]) == [15, 15, 20, 20])
+        #expect(boxes["shown"]?.attributes["stroke-dasharray"] == nil)
+        #expect(!svg.classes(boxes["shown"]).contains("hidden"))
+        #expect(boxes["root"]?.attributes["stroke-dasharray"] == nil)
+        let guide = boxes["gap"]
+        #expect(svg.classes(guide).contains("guide"))
+        #expect(guide?.attributes["stroke-dasharray"] == "1 3")
+        #expect(guide?.attributes["stroke-linecap"] == "round")
+        #expect(guide?.attributes["fill"] == "none")
+    }
+
+    @Test("the views of broken constraints are outlined in red and the constraints listed in the legend")
+    func broken() {
+        let svg = Self.parse(Client().send("POST", "/v1/render.svg", body: Docs.conflicting))
+        let a = svg.boxes["a"]
+        #expect(svg.classes(a).contains("broken"))
+        #expect(a?.attributes["stroke"] == "#d50000")
+        #expect(!svg.classes(svg.boxes["root"]).contains("broken"))
+        #expect(svg.legend.contains("Broken constraints (1):"))
+        #expect(svg.legend.contains("w2 — conflicts with w1"))
+        #expect(svg.elements.contains { $0.name == "text" && $0.attributes["class"] == "broken" && $0.text.contains("w2") })
+    }
+
+    @Test("a broken constraint that a view's field makes marks that view")
+    func brokenField() {
+        let doc = """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}},
+                   "a": {"parent": "root", "frame": {"x": 0, "y": 0, "width": 10, "height": 10}}},
+         "constraints": {"wide": "a.width == root.width"}}
+        """
+        let c = Client()
+        let broken = T.brokenIDs(T.json(c.send("POST", "/v1/solve", body: doc))["diagnostics"])
+        let svg = Self.parse(c.send("POST", "/v1/render.svg", body: doc))
+        #expect(broken == ["wide"])
+        #expect(svg.classes(svg.boxes["a"]).contains("broken"))
+        let doc2 = """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}}, "a": {"parent": "root"}},
+         "constraints": {"pin": "a.edges == root.edges", "w": "a.width == 50"}}
+        """
+        let svg2 = Self.parse(c.send("POST", "/v1/render.svg", body: doc2))
+        #expect(svg2.classes(svg2.boxes["a"]).contains("broken"))
+        #expect(svg2.legend.contains("✕ w"))
+    }
+
+    @Test("ambiguous views are hatched and listed in the legend")
+    func ambiguous() throws {
+        let doc = """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}}, "loose": {"parent": "root"},
+                   "fixed": {"parent": "root", "frame": {"x": 1, "y": 2, "width": 3, "height": 4}}}}
+        """
+        let svg = Self.parse(Client().send("POST", "/v1/render.svg", body: doc))
+        #expect(svg.classes(svg.boxes["loose"]).contains("ambiguous"))
+        #expect(!svg.classes(svg.boxes["fixed"]).contains("ambiguous"))
+        let mark = try #require(svg.elements.first { $0.attributes["class"] == "ambiguous-mark" })
+        #expect(mark.attributes["data-id"] == "loose")
+        #expect(mark.attributes["fill"] == "url(#layoutd-hatch)")
+        #expect(svg.elements.contains { $0.name == "pattern" && $0.attributes["id"] == "layoutd-hatch" })
+        #expect(svg.legend.contains("Ambiguous views (1):"))
+        #expect(svg.legend.contains("loose"))
+    }
+
+    @Test("ids are XML-escaped; characters XML cannot carry are replaced")
+    func escaping() throws {
+        let id = "a<b&\"c'>d"
+        let document = Document(views: [
+            View(id: "r#1", frame: FrameSpec(x: 0, y: 0, width: 50, height: 50)),
+            View(id: id, parent: "r#1"),
+            View(id: "ctl\u{1}x", parent: "r#1"),
+        ], constraints: [])
+        let frames: [(id: String, frame: Frame)] = [
+            ("r#1", Frame(x: 0, y: 0, width: 50, height: 50)),
+            (id, Frame(x: 1, y: 2, width: 3, height: 4)),
+            ("ctl\u{1}x", Frame(x: 0, y: 0, width: 1, height: 1)),
+        ]
+        var d = Diagnostics()
+        d.ambiguous = [id]
+        d.inactive = ["<&>", "\"q\""]
+        let text = SVGRenderer.render(document: document, frames: frames, diagnostics: d)
+        let svg = SVGDocument(text)
+        #expect(svg.error == nil, "\(svg.error ?? "")")
+        #expect(svg.frame(svg.boxes[id]) == [1, 2, 3, 4])
+        #expect(svg.boxes["ctl\u{FFFD}x"] != nil)
+        #expect(svg.legend.contains("<&>, \"q\""))
+        #expect(svg.elements.contains { $0.name == "text" && $0.text == id })
+        #expect(SVGRenderer.escape("<a & 'b'>") == "&lt;a &amp; &apos;b&apos;&gt;")
+    }
+
+    @Test("the viewBox spans the roots; an empty or negative frame still gives valid SVG")
+    func bounds() {
+        let document = Document(views: [
+            View(id: "one", frame: FrameSpec(x: 10, y: 20, width: 100, height: 50)),
+            View(id: "two", frame: FrameSpec(x: 200, y: 0, width: 50, height: 30)),
+            View(id: "neg", parent: "one"),
+        ], constraints: [])
+        let frames: [(id: String, frame: Frame)] = [
+            ("one", Frame(x: 10, y: 20, width: 100, height: 50)),
+            ("two", Frame(x: 200, y: 0, width: 50, height: 30)),
+            ("neg", Frame(x: 50, y: 50, width: -20, height: 0)),
+        ]
+        let svg = SVGDocument(SVGRenderer.render(document: document, frames: frames, diagnostics: Diagnostics()))
+        #expect(svg.error == nil)
+        let viewBox = (svg.root?.attributes["viewBox"] ?? "").split(separator: " ").compactMap { Double($0) }
+        let origin: [Double] = [-6, -16]
+        #expect(Array(viewBox.prefix(2)) == origin)
+        #expect(viewBox.count == 4 && viewBox[2] >= 240 + 32)  // wider when the legend needs it
+        #expect(svg.frame(svg.boxes["neg"]) == [30, 50, 20, 0])
+        let empty = SVGDocument(SVGRenderer.render(document: Document(views: [], constraints: []), frames: [],
+                                                   diagnostics: Diagnostics()))
+        #expect(empty.error == nil)
+        #expect(empty.root?.name == "svg")
+    }
+
+    @Test("GET /v1/sessions/{id}/render.svg draws the session at its revision, with ETag and 304")
+    func session() {
+        let c = Client()
+        c.put("s", Docs.stack)
+        c.patch("/v1/sessions/s", #"{"views": {"root": {"frame": {"width": 420}}, "a": {"hidden": true}}}"#)
+        let r = c.send("GET", "/v1/sessions/s/render.svg")
+        let svg = Self.parse(r)
+        #expect(r.header("ETag") == "\"2\"")
+        let frames = T.frames(T.json(c.send("GET", "/v1/sessions/s/frames", query: "coordinates=absolute"))["frames"])
+        for (id, f) in frames { #expect(svg.frame(svg.boxes[id]) == f, "\(id)") }
+        #expect(svg.boxes["a"]?.attributes["stroke-dasharray"] == "6 4")
+        #expect(svg.root?.attributes["viewBox"]?.hasPrefix("-16 -16 452 ") == true)
+        let again = c.send("GET", "/v1/sessions/s/render.svg", headers: [("If-None-Match", "\"2\"")])
+        #expect(again.status == 304 && again.body.isEmpty)
+        #expect(c.send("HEAD", "/v1/sessions/s/render.svg").status == 200)
+        T.expectProblem(c.send("GET", "/v1/sessions/none/render.svg"), 404, type: "session-not-found")
+        T.expectProblem(c.send("PUT", "/v1/sessions/s/render.svg", body: Docs.small), 405, type: "method-not-allowed")
+    }
+
+    @Test("POST /v1/render.svg answers errors as problem+json, like /v1/solve")
+    func errors() {
+        let c = Client()
+        T.expectProblem(c.send("POST", "/v1/render.svg", body: "{"), 400, type: "invalid-json")
+        T.expectProblem(c.send("POST", "/v1/render.svg", body: #"{"views": {"a": {"parent": "zz"}}}"#), 422,
+                        type: "invalid-document")
+        T.expectProblem(c.send("POST", "/v1/render.svg", query: "strict=true", body: Docs.conflicting), 409,
+                        type: "required-conflict")
+        T.expectProblem(c.send("GET", "/v1/render.svg"), 405, type: "method-not-allowed")
+    }
+}
