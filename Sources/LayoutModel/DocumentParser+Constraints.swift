@@ -49,9 +49,10 @@ struct ConstraintsParser {
         case .object(let o):
             guard checkCount(o.count, at: base) else { return }
             entries.reserveCapacity(o.count)
-            for (key, v) in o.entries {
-                add(v, id: key, at: EntryPointer(base: base, key: key, index: 0), idInEntry: false, keyed: true,
-                    idProblem: nil, seen: &seen)
+            let keys = o.keys, values = o.values
+            for i in keys.indices {
+                add(values[i], id: keys[i], at: EntryPointer(base: base, key: keys[i], index: 0), idInEntry: false,
+                    keyed: true, idProblem: nil, seen: &seen)
             }
         case .array(let a):
             guard checkCount(a.count, at: base) else { return }

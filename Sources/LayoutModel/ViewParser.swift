@@ -79,22 +79,22 @@ struct ViewParser {
         checkIDs(&raws, buckets: &buckets)
         // Usable ids (unique) → position in `raws`.
         var known = [String: Int](minimumCapacity: raws.count)
-        for (i, raw) in raws.enumerated() where raw.usable {
-            if let id = raw.id, known[id] == nil { known[id] = i }
+        for i in raws.indices where raws[i].usable {
+            if let id = raws[i].id, known[id] == nil { known[id] = i }
         }
         let cycles = ParentCycles.find(in: raws, index: known)
         views.reserveCapacity(raws.count)
-        for (i, raw) in raws.enumerated() {
-            guard let object = raw.object else {
-                if raw.usable, let id = raw.id { views.append(View(id: id)) }
+        for i in raws.indices {
+            guard let object = raws[i].object else {
+                if raws[i].usable, let id = raws[i].id { views.append(View(id: id)) }
                 continue
             }
-            let view = parseFields(object, raw: raw, known: known, cycle: cycles.isEmpty ? nil : cycles[i])
+            let view = parseFields(object, raw: raws[i], known: known, cycle: cycles.isEmpty ? nil : cycles[i])
             let more = take()
             if !more.isEmpty || buckets[i].count > 1 {
-                buckets[i] = inFieldOrder(buckets[i] + more, of: object, at: raw.pointer)
+                buckets[i] = inFieldOrder(buckets[i] + more, of: object, at: raws[i].pointer)
             }
-            if raw.usable { views.append(view) }
+            if raws[i].usable { views.append(view) }
         }
         // When every entry became a view, positions in `raws` are positions in `views`.
         if views.count == raws.count { viewIndex = known }
@@ -330,8 +330,8 @@ enum ParentCycles {
     /// - Parameter index: the usable entries' ids (distinct) → position in `raws`.
     static func find(in raws: [ViewParser.RawView], index: [String: Int]) -> [Int: String] {
         var parentOf = [Int?](repeating: nil, count: raws.count)
-        for (i, r) in raws.enumerated() where r.usable {
-            if case .string(let p)? = r.object?["parent"] { parentOf[i] = index[p] }
+        for i in raws.indices where raws[i].usable {
+            if case .string(let p)? = raws[i].object?["parent"] { parentOf[i] = index[p] }
         }
         // 0 = unvisited, 1 = on the current walk, 2 = done.
         var state = [UInt8](repeating: 0, count: raws.count)
