@@ -25,6 +25,9 @@ struct ActivationContext {
             if v.kind == .guide { guides.insert(v.id) }
             if v.isRoot { roots[v.id] = v.frame }
         }
+        // Visibility matters only to rules that look at it; most documents have none.
+        let needsVisibility = document.constraints.contains { Self.needsVisibility($0.activation) }
+        self.hasVisibility = needsVisibility
         var visible: [String: Bool] = [:]
         func resolve(_ id: String, depth: Int) -> Bool {
             if let known = visible[id] { return known }
@@ -35,13 +38,25 @@ struct ActivationContext {
             visible[id] = result
             return result
         }
-        for v in document.views { _ = resolve(v.id, depth: 0) }
+        if needsVisibility {
+            for v in document.views { _ = resolve(v.id, depth: 0) }
+        }
         self.visible = visible
         self.isGuide = guides
         self.rootInputs = roots
     }
 
     func isVisible(_ id: String) -> Bool { visible[id] ?? false }
+
+    /// False when no rule of the document looked at visibility (then `visible` was not computed).
+    let hasVisibility: Bool
+
+    static func needsVisibility(_ a: Activation) -> Bool {
+        switch a {
+        case .always, .manual, .delegate: return false
+        case .bothVisible, .firstInvisible, .when: return true
+        }
+    }
 
     /// Whether the entry's rule switches this item on (before `active: false`).
     func ruleHolds(_ entry: ConstraintEntry, _ item: LinearConstraint) -> Bool {

@@ -51,6 +51,9 @@ extension LayoutSystem {
         let old = document.constraints[index]
         document.constraints[index] = entry
         if case .when = entry.activation { hasWhenRules = true }
+        if ActivationContext.needsVisibility(entry.activation) && !activation.hasVisibility {
+            activation = ActivationContext(document: document, delegateMemory: delegateMemory)
+        }
         if case .when = old.activation {
             hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         }

@@ -57,16 +57,20 @@ enum AnchorTranslation {
     /// Sums duplicate variables and drops zero terms, ascending by variable: a canonical form, so
     /// that two compilations of the same constraint compare equal.
     static func canonical(_ terms: [Term]) -> [Term] {
-        let sorted = terms.sorted { $0.variable < $1.variable }
+        // Constraints hold a handful of terms: an insertion sort that merges as it goes beats a
+        // general sort plus a filter.
         var out: [Term] = []
-        out.reserveCapacity(sorted.count)
-        for t in sorted {
-            if let last = out.last, last.variable == t.variable {
-                out[out.count - 1].coefficient += t.coefficient
+        out.reserveCapacity(terms.count)
+        for t in terms {
+            var i = out.count
+            while i > 0 && t.variable < out[i - 1].variable { i -= 1 }
+            if i > 0 && out[i - 1].variable == t.variable {
+                out[i - 1].coefficient += t.coefficient
             } else {
-                out.append(t)
+                out.insert(t, at: i)
             }
         }
-        return out.filter { $0.coefficient != 0 }
+        out.removeAll { $0.coefficient == 0 }
+        return out
     }
 }

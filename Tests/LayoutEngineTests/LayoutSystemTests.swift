@@ -79,4 +79,20 @@ struct LayoutSystemTests {
         #expect(stats.constantsChanged > 0 && stats.added > 0)
         #expect(system.diagnostics.inactive == ["h2"])
     }
+
+    @Test("an entry changed to a visibility rule is judged against the views' visibility")
+    func replaceEntryWithVisibilityRule() throws {
+        let text = """
+        {"views": {"r": {"frame": {"width": 400, "height": 300}}, "a": {"parent": "r", "hidden": true}},
+         "constraints": {"w": {"expr": "a.width == 50"}, "l": "a.left == r.left", "t": "a.top == r.top",
+                         "h": "a.height == 10", "w0": "a.width == 0 ~ 250"}}
+        """
+        var system = LayoutSystem(document: try EngineFixtures.document(text))
+        let changed = try EngineFixtures.document(text.replacingOccurrences(
+            of: "{\"expr\": \"a.width == 50\"}", with: "{\"expr\": \"a.width == 50\", \"activation\": \"bothVisible\"}"))
+        _ = system.replaceEntry(changed.constraints[0])
+        #expect(system.diagnostics.inactive == ["w"])
+        #expect(EngineFixtures.frame(system, "a")?.width == 0)
+        #expect(system.frames().map(\.frame) == LayoutSystem(document: changed).frames().map(\.frame))
+    }
 }
