@@ -1,3 +1,4 @@
+import JSON
 import Foundation
 import LayoutAPI
 import Logging
@@ -242,24 +243,9 @@ struct ConfigurationError: Error, CustomStringConvertible {
 }
 
 func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
+    var w = JSONWriter(capacity: text.utf8.count + 2)
+    w.appendString(text)
+    return String(decoding: w.bytes, as: UTF8.self)
 }
 
 /// A number as JSON: whole values without a fraction (`30`), others as Swift prints them.
