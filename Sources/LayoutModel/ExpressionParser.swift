@@ -63,6 +63,12 @@ struct ExprParser {
     private let maxMagnitude: Double
     private let pointer: String
     private(set) var problems: [EntryProblem] = []
+    /// Parentheses and signs nested so far; bounded so that no input can exhaust the stack.
+    private var depth = 0
+
+    /// Limits that keep every input's parse, evaluation and clean-up bounded (recursion depth).
+    static let maxDepth = 64
+    static let maxTokens = 2_000
 
     init(tokens: [ExprToken], context: CompileContext, pointer: String) {
         self.tokens = tokens; self.views = context.views; self.dialect = context.dialect
@@ -83,6 +89,10 @@ struct ExprParser {
     }
 
     mutating func parse() -> Result<ParsedExpression, ExprSyntaxError> {
+        if tokens.count > Self.maxTokens {
+            return .failure(ExprSyntaxError(column: tokens[Self.maxTokens].column,
+                message: "the expression is too long (more than \(Self.maxTokens) tokens)"))
+        }
         do {
             let lhs = try side()
             guard case .relation(let relation) = token.kind else {
@@ -160,9 +170,22 @@ struct ExprParser {
 
     private mutating func unary() throws -> ExprNode {
         let column = token.column
-        if token.kind == .minus { advance(); return .negate(try unary(), column: column) }
-        if token.kind == .plus { advance(); return try unary() }
+        if token.kind == .minus || token.kind == .plus {
+            try enter()
+            defer { depth -= 1 }
+            let negative = token.kind == .minus
+            advance()
+            return negative ? .negate(try unary(), column: column) : try unary()
+        }
         return try primary()
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        if depth > Self.maxDepth {
+            throw ExprSyntaxError(column: token.column,
+                                  message: "parentheses and signs nest more than \(Self.maxDepth) deep")
+        }
     }
 
     private mutating func primary() throws -> ExprNode {
@@ -194,6 +217,8 @@ struct ExprParser {
             }
             return .view(name, column: t.column)
         case .lparen:
+            try enter()
+            defer { depth -= 1 }
             advance()
             var items = [try side()]
             while token.kind == .comma { advance(); items.append(try side()) }

@@ -1,4 +1,5 @@
 import Testing
+import JSON
 @testable import LayoutModel
 
 @Suite("Expression compiler: problems")
@@ -81,5 +82,37 @@ struct ExpressionErrorTests {
     @Test("a tuple with a single item is a parenthesised expression")
     func parens() {
         #expect(F.rendered("a.width == (b.width)") == ["a.width - b.width == 0"])
+    }
+}
+
+@Suite("Expression limits")
+struct ExpressionLimitTests {
+    static func problems(_ expr: String) -> [Problem] {
+        let doc = "{\"views\": {\"r\": {\"frame\": {\"width\": 100, \"height\": 100}}, \"a\": {\"parent\": \"r\"}}, \"constraints\": {\"c\": \"\(expr)\"}}"
+        if case .failure(let e) = DocumentParser.parse(try! JSONParser.parse(doc)) { return e.problems }
+        return []
+    }
+
+    @Test("deeply nested parentheses are a syntax error, not a stack overflow")
+    func deepParentheses() {
+        let p = Self.problems("a.width == " + String(repeating: "(", count: 100) + "1" + String(repeating: ")", count: 100))
+        #expect(p.map(\.code) == ["syntax"])
+        #expect(p.first?.detail.contains("nest more than 64 deep") == true)
+        let huge = Self.problems("a.width == " + String(repeating: "(", count: 100_000) + "1" + String(repeating: ")", count: 100_000))
+        #expect(huge.map(\.code) == ["syntax"])
+    }
+
+    @Test("long sign chains and very long expressions are refused with a syntax error")
+    func longChains() {
+        #expect(Self.problems("a.width == " + String(repeating: "- ", count: 10_000) + "1").map(\.code) == ["syntax"])
+        let long = Self.problems("a.width == " + Array(repeating: "1", count: 5_000).joined(separator: " + "))
+        #expect(long.map(\.code) == ["syntax"])
+        #expect(long.first?.detail.contains("too long") == true)
+    }
+
+    @Test("expressions within the limits still compile")
+    func withinLimits() {
+        #expect(Self.problems("a.width == " + String(repeating: "(", count: 60) + "1" + String(repeating: ")", count: 60)).isEmpty)
+        #expect(Self.problems("a.width == " + Array(repeating: "1", count: 500).joined(separator: " + ")).isEmpty)
     }
 }
