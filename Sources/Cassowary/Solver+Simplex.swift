@@ -340,22 +340,21 @@ extension Solver {
         }
     }
 
-    /// The row to pivot a marker into before dropping it: the restricted row that stays feasible
-    /// (least ratio), else an unrestricted one. Ties by symbol number.
+    /// The restricted row to pivot a marker into before dropping it: the one that stays feasible
+    /// (least ratio), ties by symbol number; nil when only external rows hold the marker (the
+    /// caller then pivots on an expanded external row).
     ///
     /// A basic dummy row (a redundant required equality, only dummies in it) comes first: the
     /// marker then leaves with value 0, nothing moves, and dummy rows keep holding only dummies,
     /// which is what keeps them at exactly 0 through later pivots.
     func markerLeavingRow(_ m: Int32) -> Int32? {
         var r1 = Double.infinity, r2 = Double.infinity
-        var first: Int32 = -1, second: Int32 = -1, third: Int32 = -1
+        var first: Int32 = -1, second: Int32 = -1
         for b in columns[Int(m)] where kinds[Int(b)] == .dummy { return b }
-        for b in columns[Int(m)] {
+        for b in columns[Int(m)] where kinds[Int(b)] != .external {
             let bi = Int(b)
             let c = rows[bi].coefficient(m)
-            if kinds[bi] == .external {
-                if third < 0 { third = b }
-            } else if c < 0 {
+            if c < 0 {
                 let r = -rows[bi].constant / c
                 if r < r1 { r1 = r; first = b }
             } else {
@@ -363,7 +362,6 @@ extension Solver {
                 if r < r2 { r2 = r; second = b }
             }
         }
-        _ = third
         if first >= 0 { return first }
         return second >= 0 ? second : nil
     }
