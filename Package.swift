@@ -34,12 +34,14 @@ let package = Package(
             "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "CassowaryTests", dependencies: ["Cassowary"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        // Helpers shared by the test targets (the conformance judge, a seeded generator).
+        .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
+        .testTarget(name: "CassowaryTests", dependencies: ["Cassowary", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON"]),
-        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "JSON"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "JSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,12 +14,10 @@ extension LayoutSystem {
     /// Compiles a document into solver-level constraints in processing order (spec section 1):
     /// first what views generate (frame fields, then intrinsic size) in view order, then the
     /// constraint entries in document order.
-    mutating func compile(_ document: Document, activation: ActivationContext) -> [CompiledConstraint] {
+    mutating func compile(_ document: Document, views viewsByID: [String: View],
+                          activation: ActivationContext) -> [CompiledConstraint] {
         var out: [CompiledConstraint] = []
         out.reserveCapacity(document.views.count * 4 + document.constraints.count * 2)
-        var viewsByID: [String: View] = [:]
-        viewsByID.reserveCapacity(document.views.count)
-        for view in document.views { viewsByID[view.id] = view }
         for view in document.views { compileView(view, into: &out) }
         for entry in document.constraints {
             compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &out)

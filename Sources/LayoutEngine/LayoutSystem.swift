@@ -46,11 +46,19 @@ public struct LayoutSystem: Sendable {
         build(rememberingDelegates: [:])
     }
 
-    mutating func indexDocument(_ context: ActivationContext) {
+    /// The document's views by id (compilation and the edit paths need them).
+    static func viewTable(_ document: Document) -> [String: View] {
+        var table = [String: View](minimumCapacity: document.views.count)
+        for v in document.views { table[v.id] = v }
+        return table
+    }
+
+    /// Rebuilds the lookups for the current document; `views` is its `viewTable`.
+    mutating func indexDocument(_ context: ActivationContext, views: [String: View]) {
         activation = context
-        viewsByID = Dictionary(minimumCapacity: document.views.count)
+        viewsByID = views
         viewIndex = Dictionary(minimumCapacity: document.views.count)
-        for (i, v) in document.views.enumerated() { viewsByID[v.id] = v; viewIndex[v.id] = i }
+        for (i, v) in document.views.enumerated() { viewIndex[v.id] = i }
         rootOf = Dictionary(minimumCapacity: document.views.count)
         for v in document.views where rootOf[v.id] == nil {
             // Walk up to a view whose root is known (or a root), then fill the path (memoised).
@@ -78,8 +86,8 @@ public struct LayoutSystem: Sendable {
         variables = [:]
         keyOfConstraint = [:]
         let context = ActivationContext(document: document, delegateMemory: memory)
-        indexDocument(context)
-        compiled = compile(document, activation: context)
+        indexDocument(context, views: Self.viewTable(document))
+        compiled = compile(document, views: viewsByID, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
         position = Dictionary(minimumCapacity: compiled.count)
         for (i, c) in compiled.enumerated() { position[c.key] = i }
@@ -125,7 +133,8 @@ public struct LayoutSystem: Sendable {
         let pivotsBefore = solver.statistics.pivots
         let hadBroken = solver.brokenCount > 0
         let context = ActivationContext(document: newDocument, delegateMemory: delegateMemory)
-        let next = compile(newDocument, activation: context)
+        let nextViews = Self.viewTable(newDocument)
+        let next = compile(newDocument, views: nextViews, activation: context)
         var nextPosition: [CompiledConstraint.Key: Int] = Dictionary(minimumCapacity: next.count)
         for (i, c) in next.enumerated() { nextPosition[c.key] = i }
         var nextIDs = [ConstraintID?](repeating: nil, count: next.count)
@@ -175,7 +184,7 @@ public struct LayoutSystem: Sendable {
         solverIDs = nextIDs
         position = nextPosition
         delegateMemory = nextDelegateMemory(context)
-        indexDocument(context)
+        indexDocument(context, views: nextViews)
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
         return stats

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import JSON
 import Testing
@@ -54,7 +55,7 @@ struct APIOverHTTPTests {
         let replaced = try c.put("/v1/sessions/demo", Documents.conflict)
         #expect(replaced.status == 200)
         #expect(replaced.header("ETag") == "\"2\"")
-        #expect(Judge.brokenIDs(try replaced.json()["diagnostics"]) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs(try replaced.json()["diagnostics"]) == ["w2"])
         #expect(try c.put("/v1/sessions/demo", Documents.card).header("ETag") == "\"3\"")
 
         let got = try c.get("/v1/sessions/demo")
@@ -157,13 +158,13 @@ struct APIOverHTTPTests {
 
         // 409: strict and a broken required constraint (solve, create and PATCH).
         let strict = try problem(try c.post("/v1/solve?strict=true", Documents.conflict), 409, "/problems/required-conflict")
-        #expect(Judge.brokenIDs(strict) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs(strict) == ["w2"])
         #expect(strict["errors"]?.arrayValue?.first?["pointer"]?.stringValue == "/constraints/w2")
         _ = try problem(try c.post("/v1/sessions?strict", Documents.conflict), 409, "/problems/required-conflict")
         _ = try problem(try c.patch("/v1/sessions/s?strict=true", #"{"constraints": {"narrow": "card.width == 10"}}"#),
                         409, "/problems/required-conflict")
         // Without strict the same document is a 200 that reports the conflict.
-        #expect(Judge.brokenIDs(try c.post("/v1/solve", Documents.conflict).json()["diagnostics"]) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs(try c.post("/v1/solve", Documents.conflict).json()["diagnostics"]) == ["w2"])
 
         // 413: the API's own answer for a body over the limit (keep-alive kept).
         let tooLarge = try problem(try c.request("POST", "/v1/solve", body: [UInt8](repeating: 0x20, count: 5000)),

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import JSON
 import Testing
@@ -29,7 +30,7 @@ struct ConformanceOverHTTPTests {
         for (name, document, expect) in try cases() {
             let response = try c.post("/v1/solve", document.text)
             #expect(response.status == 200, "\(name): \(response.text.prefix(300))")
-            let issues = Judge.conformance(try response.json(), expect)
+            let issues = ConformanceJudge.problems(try response.json(), expect)
             #expect(issues.isEmpty, "\(name): \(issues)")
         }
     }
@@ -43,16 +44,16 @@ struct ConformanceOverHTTPTests {
             let put = try c.put("/v1/sessions/\(id)", document.text)
             #expect(put.status == 201, "\(name): \(put.text.prefix(300))")
             #expect(put.header("ETag") == "\"1\"")
-            let putIssues = Judge.conformance(try put.json(), expect)
+            let putIssues = ConformanceJudge.problems(try put.json(), expect)
             #expect(putIssues.isEmpty, "\(name) (PUT answer): \(putIssues)")
             let frames = try c.get("/v1/sessions/\(id)/frames")
             #expect(frames.status == 200, "\(name)")
             #expect(try frames.json()["revision"]?.numberValue == 1)
-            let issues = Judge.conformance(try frames.json(), expect)
+            let issues = ConformanceJudge.problems(try frames.json(), expect)
             #expect(issues.isEmpty, "\(name) (GET frames): \(issues)")
             // The canonical document the session keeps solves to the same answer.
             let canonical = try #require(try c.get("/v1/sessions/\(id)").json()["document"])
-            let again = Judge.conformance(try c.post("/v1/solve", canonical.text).json(), expect)
+            let again = ConformanceJudge.problems(try c.post("/v1/solve", canonical.text).json(), expect)
             #expect(again.isEmpty, "\(name) (canonical document): \(again)")
         }
     }
@@ -69,7 +70,7 @@ struct ConformanceOverHTTPTests {
             #expect(cli.status == 0, "\(name): exit \(cli.status), stderr: \(cli.stderr)")
             #expect(cli.stdout == http.text + "\n", "\(name): CLI and HTTP disagree")
             #expect(cli.stderr.isEmpty, "\(name): \(cli.stderr)")
-            #expect(Judge.conformance(try JSONParser.parse(cli.stdout), expect).isEmpty, "\(name)")
+            #expect(ConformanceJudge.problems(try JSONParser.parse(cli.stdout), expect).isEmpty, "\(name)")
 
             // From standard input, in root coordinates.
             let absolute = try c.post("/v1/solve?coordinates=absolute", document.text)
@@ -131,7 +132,7 @@ struct SolveCommandTests {
         let lenient = try LayoutdBinary.run(["solve", "-"], input: input)
         #expect(lenient.status == 0)
         #expect(lenient.stdout == (try c.post("/v1/solve", Documents.conflict)).text + "\n")
-        #expect(Judge.brokenIDs((try JSONParser.parse(lenient.stdout))["diagnostics"]) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs((try JSONParser.parse(lenient.stdout))["diagnostics"]) == ["w2"])
 
         // A valid document with --strict is an ordinary 0.
         let fine = try LayoutdBinary.run(["solve", "--strict", "-"], input: Array(Documents.card.utf8))

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import JSON
@@ -73,44 +74,6 @@ enum T {
         return out
     }
 
-    static func strings(_ v: JSONValue?) -> [String] { (v?.arrayValue ?? []).compactMap(\.stringValue) }
-
-    static func brokenIDs(_ diagnostics: JSONValue?) -> [String] {
-        (diagnostics?["broken"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-    }
-
-    /// Problems with a conformance answer (`{frames, diagnostics}`), judged as
-    /// shared/conformance/README.md says.
-    static func judge(_ answer: JSONValue, _ expect: JSONValue) -> [String] {
-        var issues: [String] = []
-        let got = answer["frames"]?.objectValue ?? JSONObject()
-        for (id, want) in expect["frames"]?.objectValue?.entries.map({ ($0, $1) }) ?? [] {
-            guard let f = got[id] else {
-                issues.append("no frame for \(id)")
-                continue
-            }
-            for field in ["x", "y", "width", "height"] {
-                let w = want[field]?.numberValue ?? .nan
-                guard let v = f[field]?.numberValue else {
-                    issues.append("\(id).\(field) missing")
-                    continue
-                }
-                if !(abs(v - w) <= 1e-5) { issues.append("\(id).\(field) = \(v), expected \(w)") }
-                if v == 0 && v.sign == .minus { issues.append("\(id).\(field) is -0") }
-            }
-        }
-        let d = answer["diagnostics"]
-        let wantBroken = strings(expect["broken"])
-        if brokenIDs(d) != wantBroken { issues.append("broken \(brokenIDs(d)), expected \(wantBroken)") }
-        if let amb = expect["ambiguous"], Set(strings(d?["ambiguous"])) != Set(strings(amb)) {
-            issues.append("ambiguous \(strings(d?["ambiguous"])), expected \(strings(amb))")
-        }
-        if let inactive = expect["inactive"], Set(strings(d?["inactive"])) != Set(strings(inactive)) {
-            issues.append("inactive \(strings(d?["inactive"])), expected \(strings(inactive))")
-        }
-        return issues
-    }
-
     /// Differences between two frame maps beyond `tolerance`.
     static func frameDifferences(_ a: [String: [Double]], _ b: [String: [Double]], tolerance: Double = 1e-6) -> [String] {
         var out: [String] = []
@@ -140,10 +103,10 @@ enum T {
             let diffs = frameDifferences(frames(mine["frames"]), frames(fresh["frames"]))
             #expect(diffs.isEmpty, "\(step) (\(coordinates)): \(diffs)", sourceLocation: sourceLocation)
             let dm = mine["diagnostics"], df = fresh["diagnostics"]
-            #expect(brokenIDs(dm) == brokenIDs(df), "\(step): broken", sourceLocation: sourceLocation)
-            #expect(Set(strings(dm?["ambiguous"])) == Set(strings(df?["ambiguous"])), "\(step): ambiguous",
+            #expect(ConformanceJudge.brokenIDs(dm) == ConformanceJudge.brokenIDs(df), "\(step): broken", sourceLocation: sourceLocation)
+            #expect(Set(ConformanceJudge.strings(dm?["ambiguous"])) == Set(ConformanceJudge.strings(df?["ambiguous"])), "\(step): ambiguous",
                     sourceLocation: sourceLocation)
-            #expect(strings(dm?["inactive"]) == strings(df?["inactive"]), "\(step): inactive",
+            #expect(ConformanceJudge.strings(dm?["inactive"]) == ConformanceJudge.strings(df?["inactive"]), "\(step): inactive",
                     sourceLocation: sourceLocation)
         }
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutAPI
@@ -13,7 +14,7 @@ struct ConformanceAPITests {
         let document = try #require(c["document"])
         let r = Client().send("POST", "/v1/solve", body: T.text(document))
         #expect(r.status == 200, "\(name): \(r.text.prefix(300))")
-        let issues = T.judge(T.json(r), try #require(c["expect"]))
+        let issues = ConformanceJudge.problems(T.json(r), try #require(c["expect"]))
         #expect(issues.isEmpty, "\(name): \(issues)")
     }
 
@@ -27,15 +28,15 @@ struct ConformanceAPITests {
         #expect(put.status == 201, "\(name): \(put.text.prefix(300))")
         #expect(put.header("ETag") == "\"1\"")
         let expect = try #require(c["expect"])
-        #expect(T.judge(T.json(put), expect).isEmpty, "\(name) (PUT answer): \(T.judge(T.json(put), expect))")
+        #expect(ConformanceJudge.problems(T.json(put), expect).isEmpty, "\(name) (PUT answer): \(ConformanceJudge.problems(T.json(put), expect))")
         let frames = client.send("GET", "/v1/sessions/\(id)/frames")
         #expect(frames.status == 200)
         #expect(T.json(frames)["revision"]?.numberValue == 1)
-        let issues = T.judge(T.json(frames), expect)
+        let issues = ConformanceJudge.problems(T.json(frames), expect)
         #expect(issues.isEmpty, "\(name): \(issues)")
         // The canonical document solves to the same answer as the document as written.
         let doc = try #require(T.json(client.send("GET", "/v1/sessions/\(id)"))["document"])
         let again = client.send("POST", "/v1/solve", body: T.text(doc))
-        #expect(T.judge(T.json(again), expect).isEmpty, "\(name) (canonical document)")
+        #expect(ConformanceJudge.problems(T.json(again), expect).isEmpty, "\(name) (canonical document)")
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import JSON
@@ -123,7 +124,7 @@ struct EventStreamTests {
         #expect(data["all"] == .bool(false))
         #expect(T.frames(data["frames"]) == T.frames(patched["frames"]))
         #expect(T.frames(data["frames"]).keys.sorted() == ["header", "root"])
-        #expect(T.strings(data["removed"]) == [])
+        #expect(ConformanceJudge.strings(data["removed"]) == [])
         #expect(data["diagnostics"] == patched["diagnostics"])
         // A patch that changes nothing sends nothing.
         c.patch("/v1/sessions/s", Self.resize)
@@ -246,7 +247,7 @@ struct EventStreamTests {
         let data = try #require(sink.data("revision").last)
         #expect(data["revision"]?.numberValue == 2)
         #expect(T.frames(data["frames"]) == ["root": [0, 0, 100, 50], "a": [5, 5, 90, 40]])
-        #expect(Set(T.strings(data["removed"])) == ["header", "badge", "b"])
+        #expect(Set(ConformanceJudge.strings(data["removed"])) == ["header", "badge", "b"])
         // The same document again: no new revision, no event.
         c.put("s", Docs.small)
         #expect(sink.events.count == 2)

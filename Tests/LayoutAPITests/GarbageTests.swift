@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutAPI
@@ -6,7 +7,7 @@ import LayoutAPI
 @Suite("Garbage bodies")
 struct GarbageTests {
     static let bodies: [(String, [UInt8])] = {
-        var random = SplitMix(seed: 42)
+        var random = SeededGenerator(seed: 42)
         let binary = (0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let cases: [(String, String)] = [
             ("empty", ""),
@@ -101,18 +102,5 @@ struct GarbageTests {
         T.expectProblem(r, 400)
         #expect(T.json(r)["line"]?.numberValue == 3)
         #expect(T.json(r)["detail"]?.stringValue?.contains("line 3, column") == true)
-    }
-}
-
-/// A small deterministic generator for the binary body.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

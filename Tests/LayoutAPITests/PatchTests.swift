@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import JSON
@@ -64,7 +65,7 @@ struct PatchTests {
             previous = now
         }
         // The session answers the last step's diagnostics: the array form has no conflicts.
-        #expect(T.brokenIDs(T.json(c.send("GET", "/v1/sessions/s"))["diagnostics"]).isEmpty)
+        #expect(ConformanceJudge.brokenIDs(T.json(c.send("GET", "/v1/sessions/s"))["diagnostics"]).isEmpty)
     }
 
     @Test("stats: a constant edit changes one constant and adds and removes nothing")
@@ -199,7 +200,7 @@ struct PatchTests {
         // Without strict the same conflict is applied and reported.
         let lenient = c.patch("/v1/sessions/s", #"{"constraints": {"h-fixed": "header.height == 60"}}"#)
         #expect(lenient.status == 200)
-        #expect(T.brokenIDs(T.json(lenient)["diagnostics"]) == ["h-fixed"])
+        #expect(ConformanceJudge.brokenIDs(T.json(lenient)["diagnostics"]) == ["h-fixed"])
         T.expectSameAsFresh(c, "s", "lenient conflict")
         // While something is broken, even a harmless strict patch is refused (the result has broken constraints).
         T.expectProblem(c.patch("/v1/sessions/s", #"{"constraints": {"h-top": {"constant": 11}}}"#, query: "strict"), 409)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -158,7 +159,7 @@ struct SVGRendererTests {
          "constraints": {"wide": "a.width == root.width"}}
         """
         let c = Client()
-        let broken = T.brokenIDs(T.json(c.send("POST", "/v1/solve", body: doc))["diagnostics"])
+        let broken = ConformanceJudge.brokenIDs(T.json(c.send("POST", "/v1/solve", body: doc))["diagnostics"])
         let svg = Self.parse(c.send("POST", "/v1/render.svg", body: doc))
         #expect(broken == ["wide"])
         #expect(svg.classes(svg.boxes["a"]).contains("broken"))

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutAPI
@@ -124,7 +125,7 @@ struct SessionTests {
         // Without strict the conflict is reported and the session replaced.
         let lenient = c.put("s", Docs.conflicting)
         #expect(lenient.status == 200)
-        #expect(T.brokenIDs(T.json(lenient)["diagnostics"]) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs(T.json(lenient)["diagnostics"]) == ["w2"])
     }
 
     @Test("an invalid PUT leaves the session as it was")

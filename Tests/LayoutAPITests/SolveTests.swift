@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutAPI
@@ -18,12 +19,12 @@ struct SolveTests {
     func strict() {
         let c = Client()
         let lenient = T.json(c.send("POST", "/v1/solve", body: Docs.conflicting))
-        #expect(T.brokenIDs(lenient["diagnostics"]) == ["w2"])
+        #expect(ConformanceJudge.brokenIDs(lenient["diagnostics"]) == ["w2"])
         let r = c.send("POST", "/v1/solve", query: "strict=true", body: Docs.conflicting)
         T.expectProblem(r, 409, type: "required-conflict")
         let body = T.json(r)
         #expect(body["broken"]?.arrayValue?.first?["id"]?.stringValue == "w2")
-        #expect(T.strings(body["broken"]?.arrayValue?.first?["conflictsWith"]) == ["w1"])
+        #expect(ConformanceJudge.strings(body["broken"]?.arrayValue?.first?["conflictsWith"]) == ["w1"])
         #expect(body["errors"]?.arrayValue?.first?["pointer"]?.stringValue == "/constraints/w2")
         #expect(body["errors"]?.arrayValue?.first?["code"]?.stringValue == "broken")
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import JSON
 import Testing
@@ -86,44 +87,6 @@ extension RawHTTPConnection {
 
 /// Judging answers as shared/conformance/README.md says.
 enum Judge {
-    /// Problems with a `{frames, diagnostics}` answer against a conformance case's `expect`.
-    static func conformance(_ answer: JSONValue, _ expect: JSONValue) -> [String] {
-        var issues: [String] = []
-        let got = answer["frames"]?.objectValue ?? JSONObject()
-        for (id, want) in expect["frames"]?.objectValue?.entries.map({ ($0, $1) }) ?? [] {
-            guard let frame = got[id] else {
-                issues.append("no frame for \(id)")
-                continue
-            }
-            for field in ["x", "y", "width", "height"] {
-                let expected = want[field]?.numberValue ?? .nan
-                guard let value = frame[field]?.numberValue else {
-                    issues.append("\(id).\(field) missing")
-                    continue
-                }
-                if !(abs(value - expected) <= 1e-5) { issues.append("\(id).\(field) = \(value), expected \(expected)") }
-                if value == 0 && value.sign == .minus { issues.append("\(id).\(field) is -0") }
-            }
-        }
-        let diagnostics = answer["diagnostics"]
-        let wantBroken = strings(expect["broken"])
-        if brokenIDs(diagnostics) != wantBroken {
-            issues.append("broken \(brokenIDs(diagnostics)), expected \(wantBroken)")
-        }
-        if let ambiguous = expect["ambiguous"], Set(strings(diagnostics?["ambiguous"])) != Set(strings(ambiguous)) {
-            issues.append("ambiguous \(strings(diagnostics?["ambiguous"])), expected \(strings(ambiguous))")
-        }
-        if let inactive = expect["inactive"], Set(strings(diagnostics?["inactive"])) != Set(strings(inactive)) {
-            issues.append("inactive \(strings(diagnostics?["inactive"])), expected \(strings(inactive))")
-        }
-        return issues
-    }
-
-    static func strings(_ value: JSONValue?) -> [String] { (value?.arrayValue ?? []).compactMap(\.stringValue) }
-
-    static func brokenIDs(_ diagnostics: JSONValue?) -> [String] {
-        (diagnostics?["broken"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-    }
 
     /// `{id: [x, y, width, height]}` of a `frames` object.
     static func frames(_ value: JSONValue?) -> [String: [Double]] {
@@ -150,12 +113,12 @@ enum Judge {
     /// Differences between two `diagnostics` objects: broken ids in order, ambiguous as sets, inactive in order.
     static func diagnosticsDifferences(_ a: JSONValue?, _ b: JSONValue?) -> [String] {
         var out: [String] = []
-        if brokenIDs(a) != brokenIDs(b) { out.append("broken \(brokenIDs(a)) vs \(brokenIDs(b))") }
-        if Set(strings(a?["ambiguous"])) != Set(strings(b?["ambiguous"])) {
-            out.append("ambiguous \(strings(a?["ambiguous"])) vs \(strings(b?["ambiguous"]))")
+        if ConformanceJudge.brokenIDs(a) != ConformanceJudge.brokenIDs(b) { out.append("broken \(ConformanceJudge.brokenIDs(a)) vs \(ConformanceJudge.brokenIDs(b))") }
+        if Set(ConformanceJudge.strings(a?["ambiguous"])) != Set(ConformanceJudge.strings(b?["ambiguous"])) {
+            out.append("ambiguous \(ConformanceJudge.strings(a?["ambiguous"])) vs \(ConformanceJudge.strings(b?["ambiguous"]))")
         }
-        if strings(a?["inactive"]) != strings(b?["inactive"]) {
-            out.append("inactive \(strings(a?["inactive"])) vs \(strings(b?["inactive"]))")
+        if ConformanceJudge.strings(a?["inactive"]) != ConformanceJudge.strings(b?["inactive"]) {
+            out.append("inactive \(ConformanceJudge.strings(a?["inactive"])) vs \(ConformanceJudge.strings(b?["inactive"]))")
         }
         return out
     }
