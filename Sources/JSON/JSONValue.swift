@@ -77,6 +77,12 @@ public struct JSONObject: Equatable, Sendable {
         }
     }
 
+    /// The value at `position` (in insertion order), modifiable in place.
+    public subscript(position i: Int) -> JSONValue {
+        get { values[i] }
+        _modify { yield &values[i] }
+    }
+
     private mutating func remove(at i: Int) {
         keys.remove(at: i)
         values.remove(at: i)
@@ -104,6 +110,21 @@ extension JSONValue {
 
     /// Member of an object, nil for a missing key or a non-object.
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
+
+    /// Runs `body` on this object in place: the storage is not copied when this value holds the
+    /// only reference to it. Does nothing (nil) when this is not an object.
+    @discardableResult
+    public mutating func modifyObject<R>(_ body: (inout JSONObject) -> R) -> R? {
+        guard case .object(var o) = self else { return nil }
+        self = .null  // drop this reference, so `o` is unique
+        defer { self = .object(o) }
+        return body(&o)
+    }
+
+    /// Removes the member `key` of an object (nothing for other values).
+    public mutating func removeMember(_ key: String) {
+        modifyObject { o in if o.position(of: key) != nil { o[key] = nil } }
+    }
 
     /// A short name of the value's type, for error messages ("a string", "an object").
     public var typeName: String {

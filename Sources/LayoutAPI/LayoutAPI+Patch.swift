@@ -36,50 +36,30 @@ extension LayoutAPI {
                     detail: "If-Match does not match the current revision \(st.revision)"))
             }
             let t1 = ContinuousClock.now
-            let patched = st.canonical.applyingMergePatch(patch)
-            let next: Document
-            do throws(Failure) {
-                next = try validate(patched, patched: true)
-            } catch {
-                return .failed(error.response)
-            }
-            let canonical = DocumentParser.canonicalize(patched)
-            let t2 = ContinuousClock.now
-            timing.parse += t2 - t1
-            if canonical == st.canonical {
-                if options.strict && !st.diagnostics.broken.isEmpty {
-                    return .failed(Problems.strictConflict(st.diagnostics.broken))
+            switch PatchPlan.classify(patch, canonical: st.canonical, system: st.system, limits: limits) {
+            case .invalid(let problems):
+                return .failed(Problems.invalidDocument(problems, patch: true))
+            case .members(let edit):
+                timing.parse += ContinuousClock.now - t1
+                if edit.isEmpty { return Self.unchanged(st, options) }
+                let views = edit.views.map(\.value), entries = edit.entries.map(\.value)
+                return Self.commit(&st, session, options, &timing,
+                                   edit: { $0.replace(views: views, entries: entries) },
+                                   canonical: { edit.write(into: &$0) })
+            case .general:
+                let patched = st.canonical.applyingMergePatch(patch)
+                let next: Document
+                do throws(Failure) {
+                    next = try validate(patched, patched: true)
+                } catch {
+                    return .failed(error.response)
                 }
-                let frames = options.allFrames ? (options.absolute ? st.system.frames(.absolute) : st.frames) : []
-                return .done(revision: st.revision, frames: frames, diagnostics: st.diagnostics, stats: EditStats())
+                let canonical = DocumentParser.canonicalize(patched)
+                timing.parse += ContinuousClock.now - t1
+                if canonical == st.canonical { return Self.unchanged(st, options) }
+                return Self.commit(&st, session, options, &timing, edit: { $0.apply(next) },
+                                   canonical: { $0 = canonical })
             }
-
-            let plan = PatchPlan.classify(patch, canonical: st.canonical, current: st.system.document, next: next)
-            let before: [(id: String, frame: Frame)]? =
-                options.allFrames ? nil : (options.absolute ? st.system.frames(.absolute) : st.frames)
-            let stats: EditStats
-            let diagnostics: Diagnostics
-            if options.strict {
-                // Edit a copy (copy-on-write) and keep it only when nothing is broken.
-                var trial = st.system
-                stats = trial.edit(to: next, plan: plan)
-                diagnostics = trial.diagnostics
-                if !diagnostics.broken.isEmpty { return .failed(Problems.strictConflict(diagnostics.broken)) }
-                st.system = trial
-            } else {
-                // Nothing can fail from here on: edit in place.
-                stats = st.system.edit(to: next, plan: plan)
-                diagnostics = st.system.diagnostics
-            }
-            st.canonical = canonical
-            st.revision += 1
-            st.diagnostics = diagnostics
-            st.frames = st.system.frames(.relative)
-            session.events.publish(st)
-            let after = options.absolute ? st.system.frames(.absolute) : st.frames
-            let frames = before.map { Self.changedFrames(from: $0, to: after) } ?? after
-            timing.solve = ContinuousClock.now - t2
-            return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)
         }
 
         switch outcome {
@@ -92,9 +72,62 @@ extension LayoutAPI {
         }
     }
 
+    /// The answer to a patch that leaves the document as it was: same revision, nothing solved.
+    private static func unchanged(_ st: SessionState, _ options: QueryOptions) -> PatchOutcome {
+        if options.strict && !st.diagnostics.broken.isEmpty {
+            return .failed(Problems.strictConflict(st.diagnostics.broken))
+        }
+        let frames = options.allFrames ? (options.absolute ? st.system.frames(.absolute) : st.frames) : []
+        return .done(revision: st.revision, frames: frames, diagnostics: st.diagnostics, stats: EditStats())
+    }
+
+    /// Edits the session's system by `edit` (on a copy kept only when nothing is broken, under
+    /// `strict`), then moves the session to the next revision with `canonical` applied to its
+    /// document. Answers with the frames that changed (all with `frames=all`).
+    private static func commit(_ st: inout SessionState, _ session: Session, _ options: QueryOptions,
+                               _ timing: inout ServerTiming, edit: (inout LayoutSystem) -> EditStats,
+                               canonical: (inout JSONValue) -> Void) -> PatchOutcome {
+        let t2 = ContinuousClock.now
+        let before: [(id: String, frame: Frame)]? =
+            options.allFrames ? nil : (options.absolute ? st.system.frames(.absolute) : st.frames)
+        let stats: EditStats
+        let diagnostics: Diagnostics
+        if options.strict {
+            // Edit a copy (copy-on-write) and keep it only when nothing is broken.
+            var trial = st.system
+            stats = edit(&trial)
+            diagnostics = trial.diagnostics
+            if !diagnostics.broken.isEmpty { return .failed(Problems.strictConflict(diagnostics.broken)) }
+            st.system = trial
+        } else {
+            // Nothing can fail from here on: edit in place.
+            stats = edit(&st.system)
+            diagnostics = st.system.diagnostics
+        }
+        canonical(&st.canonical)
+        st.revision += 1
+        st.diagnostics = diagnostics
+        st.frames = st.system.frames(.relative)
+        session.events.publish(st)
+        let after = options.absolute ? st.system.frames(.absolute) : st.frames
+        let frames = before.map { changedFrames(from: $0, to: after) } ?? after
+        timing.solve = ContinuousClock.now - t2
+        return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)
+    }
+
     /// The frames of `after` that are new or differ from `before`, in `after`'s order.
     static func changedFrames(from before: [(id: String, frame: Frame)],
                               to after: [(id: String, frame: Frame)]) -> [(id: String, frame: Frame)] {
+        // The usual case: the same views in the same order (compared by position, no hashing).
+        if before.count == after.count {
+            var out: [(id: String, frame: Frame)] = []
+            var i = 0
+            while i < after.count, before[i].id == after[i].id {
+                if before[i].frame != after[i].frame { out.append(after[i]) }
+                i += 1
+            }
+            if i == after.count { return out }
+        }
         var old = [String: Frame](minimumCapacity: before.count)
         for (id, f) in before { old[id] = f }
         return after.filter { old[$0.id] != $0.frame }

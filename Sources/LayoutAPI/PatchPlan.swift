@@ -2,118 +2,97 @@ import JSON
 import LayoutEngine
 import LayoutModel
 
-/// The engine path a merge patch takes, from the patch's shape. Whatever the path, the session
-/// ends in the state a fresh solve of the patched document gives (the fast paths only skip
-/// recompiling what the patch cannot have touched; the result is checked against the validated
-/// document and completed with `apply` when a fast path declines).
+/// How a merge patch is applied to a session, from the patch's shape.
 ///
-/// - `resizeRoot`: the patch is exactly `{"views": {R: {"frame": {"width"?: n, "height"?: n}}}}`
-///   for a root R: edit suggestions on the root size constraints.
-/// - `replaceEntries`: the patch is exactly `{"constraints": {id: value, ...}}` where every id
-///   is an existing entry and no value is `null`, and neither the old nor the new entries use
-///   `when` rules: each entry is swapped in place (a changed constant stays in the solver and
-///   only its constant changes).
-/// - `general`: anything else (views added or removed, visibility, flags, delegate, removals,
-///   new entries): `LayoutSystem.apply`, which still touches only the delta.
+/// - `members`: the patch only changes fields of existing views and constraint entries (no view
+///   or entry added or removed, no view's `parent`, `kind` or `id` touched, nothing else at the
+///   top level). Each touched member is merged and validated alone, in the context of the current
+///   document: no other member's validity can change, so this reports exactly what validating the
+///   whole patched document would, and the edit costs what the patch touches, not the document.
+/// - `invalid`: such a patch with problems (pointers into the patched canonical document).
+/// - `general`: anything else: the whole patched document is validated and `apply` finds the delta.
 enum PatchPlan {
-    case resizeRoot(id: String, width: Double?, height: Double?)
-    case replaceEntries([ConstraintEntry])
+    case members(MemberEdit)
+    case invalid([Problem])
     case general
 
-    static func classify(_ patch: JSONValue, canonical: JSONValue, current: Document, next: Document) -> PatchPlan {
-        guard case .object(let top) = patch, top.count == 1 else { return .general }
-        if let views = top["views"]?.objectValue {
-            return rootResize(views, current: current, next: next) ?? .general
-        }
-        if let constraints = top["constraints"]?.objectValue {
-            return entries(constraints, canonical: canonical, current: current, next: next) ?? .general
-        }
-        return .general
-    }
+    /// View fields a `members` patch may change (the others can change the hierarchy, or which
+    /// anchors exist for the constraints).
+    static let editableViewFields: Set<String> = [
+        "frame", "hidden", "alpha", "intrinsicSize", "hugging", "compressionResistance", "margins", "baseline",
+    ]
 
-    private static func rootResize(_ views: JSONObject, current: Document, next: Document) -> PatchPlan? {
-        guard views.count == 1, let id = views.keys.first, let member = views.values.first?.objectValue,
-              member.count == 1, let frame = member["frame"]?.objectValue, !frame.isEmpty,
-              frame.keys.allSatisfy({ $0 == "width" || $0 == "height" }),
-              frame.values.allSatisfy({ $0.numberValue != nil }),
-              let old = current.views.first(where: { $0.id == id }), old.isRoot,
-              let new = next.views.first(where: { $0.id == id }), new.isRoot
-        else { return nil }
-        return .resizeRoot(id: id, width: frame["width"] != nil ? new.frame.width : nil,
-                           height: frame["height"] != nil ? new.frame.height : nil)
-    }
-
-    private static func entries(_ patch: JSONObject, canonical: JSONValue, current: Document,
-                                next: Document) -> PatchPlan? {
-        guard !patch.isEmpty, let existing = canonical["constraints"]?.objectValue else { return nil }
-        let oldIndex = EntryIndex(current.constraints, wanted: patch.count)
-        let newIndex = EntryIndex(next.constraints, wanted: patch.count)
-        var out: [ConstraintEntry] = []
-        out.reserveCapacity(patch.count)
-        for (id, value) in patch.entries {
-            guard !value.isNull, existing[id] != nil,
-                  let old = oldIndex.entry(id), let new = newIndex.entry(id),
-                  !old.usesWhen, !new.usesWhen
-            else { return nil }
-            out.append(new)
-        }
-        return .replaceEntries(out)
-    }
-}
-
-/// Entry lookup by id: a linear scan for a few ids, a dictionary for many.
-private struct EntryIndex {
-    let entries: [ConstraintEntry]
-    let byID: [String: Int]?
-
-    init(_ entries: [ConstraintEntry], wanted: Int) {
-        self.entries = entries
-        if wanted > 4 {
-            var d = [String: Int](minimumCapacity: entries.count)
-            for (i, e) in entries.enumerated() { d[e.id] = i }
-            byID = d
-        } else {
-            byID = nil
-        }
-    }
-
-    func entry(_ id: String) -> ConstraintEntry? {
-        if let byID { return byID[id].map { entries[$0] } }
-        return entries.first { $0.id == id }
-    }
-}
-
-extension ConstraintEntry {
-    var usesWhen: Bool { if case .when = activation { return true } else { return false } }
-}
-
-extension LayoutSystem {
-    /// Moves to `next` by `plan`; the result is the state a fresh solve of `next` gives.
-    mutating func edit(to next: Document, plan: PatchPlan) -> EditStats {
-        var stats = EditStats()
-        switch plan {
-        case .general:
-            return apply(next)
-        case .resizeRoot(let id, let width, let height):
-            if let s = resizeRoot(id, width: width, height: height) { stats = s }
-        case .replaceEntries(let entries):
-            for entry in entries {
-                guard let s = replaceEntry(entry) else { break }
-                stats.add(s)
+    static func classify(_ patch: JSONValue, canonical: JSONValue, system: LayoutSystem,
+                         limits: DocumentLimits) -> PatchPlan {
+        guard case .object(let top) = patch, case .object(let current) = canonical else { return .general }
+        var edit = MemberEdit()
+        // Problems with where they sort: (top-level key position, member position).
+        var problems: [(key: Int, member: Int, problems: [Problem])] = []
+        for (key, membersValue) in top.entries {
+            guard case .object(let members) = membersValue, let keyPosition = current.position(of: key),
+                  case .object(let existing) = current.values[keyPosition] else { return .general }
+            switch key {
+            case "views":
+                for (id, change) in members.entries {
+                    guard case .object(let fields) = change, fields.keys.allSatisfy(editableViewFields.contains),
+                          let position = existing.position(of: id) else { return .general }
+                    let json = existing.values[position].applyingMergePatch(change)
+                    if json == existing.values[position] { continue }
+                    switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
+                    case .success(let view): edit.views.append(.init(position: position, json: json, value: view))
+                    case .failure(let e): problems.append((keyPosition, position, e.problems))
+                    }
+                }
+            case "constraints":
+                for (id, change) in members.entries {
+                    guard !change.isNull, let position = existing.position(of: id) else { return .general }
+                    var json = existing.values[position].applyingMergePatch(change)
+                    switch DocumentParser.parseConstraint(json, id: id, in: system.document,
+                                                          views: system.viewsByIdentifier,
+                                                          viewPositions: system.viewPositions, limits: limits) {
+                    case .success(let entry):
+                        // Canonical entries carry no `id` (the key is the id; parsing checked they agree).
+                        json.removeMember("id")
+                        if json == existing.values[position] { continue }
+                        edit.entries.append(.init(position: position, json: json, value: entry))
+                    case .failure(let e):
+                        problems.append((keyPosition, position, e.problems))
+                    }
+                }
+            default:
+                return .general
             }
         }
-        if document != next { stats.add(apply(next)) }
-        return stats
+        if !problems.isEmpty {
+            return .invalid(problems.sorted { ($0.key, $0.member) < ($1.key, $1.member) }.flatMap(\.problems))
+        }
+        return .members(edit)
     }
 }
 
-extension EditStats {
-    mutating func add(_ other: EditStats) {
-        added += other.added
-        removed += other.removed
-        constantsChanged += other.constantsChanged
-        editsSuggested += other.editsSuggested
-        pivots += other.pivots
-        rebuilt = rebuilt || other.rebuilt
+/// The validated members of a `members` patch: their canonical JSON and model values.
+struct MemberEdit {
+    struct Change<Value> {
+        /// Position of the member in the canonical document's `views` or `constraints` object.
+        var position: Int
+        var json: JSONValue
+        var value: Value
+    }
+    var views: [Change<View>] = []
+    var entries: [Change<ConstraintEntry>] = []
+
+    /// Nothing changes (every member merged to what it was).
+    var isEmpty: Bool { views.isEmpty && entries.isEmpty }
+
+    /// Writes the changed members into the canonical document, in place.
+    func write(into canonical: inout JSONValue) {
+        canonical.modifyObject { top in
+            if !views.isEmpty, let p = top.position(of: "views") {
+                top[position: p].modifyObject { o in for c in views { o[position: c.position] = c.json } }
+            }
+            if !entries.isEmpty, let p = top.position(of: "constraints") {
+                top[position: p].modifyObject { o in for c in entries { o[position: c.position] = c.json } }
+            }
+        }
     }
 }

@@ -38,6 +38,7 @@ extension LayoutSystem {
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        refreshAmbiguity(structureChanged: false)
         solver.updateValues()
         return stats
     }
@@ -108,7 +109,11 @@ extension LayoutSystem {
             build(rememberingDelegates: delegateMemory)
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
+        // Only this entry can have been switched on or off.
+        let nowInactive = entry.active == false || (!next.isEmpty && !next.contains(where: \.active))
+        if nowInactive != inactive.contains(entry.id) { inactive = inactiveEntries }
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        refreshAmbiguity(structureChanged: stats.added + stats.removed > 0)
         solver.updateValues()
         return stats
     }

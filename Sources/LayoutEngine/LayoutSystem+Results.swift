@@ -45,20 +45,26 @@ extension LayoutSystem {
     public func frames(_ coordinates: Coordinates = .relative) -> [(id: String, frame: Frame)] {
         var out: [(String, Frame)] = []
         out.reserveCapacity(document.views.count)
-        for view in document.views {
-            out.append((view.id, frame(of: view, coordinates)))
+        for i in document.views.indices {
+            out.append((document.views[i].id, frame(at: i, coordinates)))
         }
         return out
     }
 
     public func frame(of view: View, _ coordinates: Coordinates = .relative) -> Frame {
-        guard let v = variables[view.id] else { return Frame(x: 0, y: 0, width: 0, height: 0) }
+        guard let i = viewIndex[view.id] else { return Frame(x: 0, y: 0, width: 0, height: 0) }
+        return frame(at: i, coordinates)
+    }
+
+    /// The frame of `document.views[i]`.
+    func frame(at i: Int, _ coordinates: Coordinates) -> Frame {
+        guard i < frameSlots.count, let v = frameSlots[i].own else { return Frame(x: 0, y: 0, width: 0, height: 0) }
+        let slot = frameSlots[i]
         var x = solver.value(v.minX), y = solver.value(v.minY)
         // Relative: to the parent. Absolute: to the view's root (spec section 6); a root: as given.
-        let origin = coordinates == .relative ? view.parent : rootOf[view.id]
-        if let o = origin, o != view.id, let ov = variables[o] {
-            x -= solver.value(ov.minX)
-            y -= solver.value(ov.minY)
+        if let o = coordinates == .relative ? slot.parent : slot.root {
+            x -= solver.value(o.minX)
+            y -= solver.value(o.minY)
         }
         return Frame(x: Self.clean(x), y: Self.clean(y), width: Self.clean(solver.value(v.width)),
                      height: Self.clean(solver.value(v.height)))
@@ -67,13 +73,14 @@ extension LayoutSystem {
     public var diagnostics: Diagnostics {
         var d = Diagnostics()
         d.broken = brokenConstraints
-        d.ambiguous = ambiguousViews
-        d.inactive = inactiveEntries
+        d.ambiguous = ambiguous
+        d.inactive = inactive
         return d
     }
 
     /// Broken entries in processing order, each with the ids it conflicts with.
     var brokenConstraints: [BrokenConstraint] {
+        if solver.brokenCount == 0 { return [] }
         let broken = solver.brokenConstraints
         if broken.isEmpty { return [] }
         var byOwner: [String: (order: Int, conflicts: [String])] = [:]
@@ -96,6 +103,18 @@ extension LayoutSystem {
         }
     }
 
+    /// Recomputes `ambiguous` unless the last edit provably left the free directions as they
+    /// were: nothing added or removed, no pivot, and the same degenerate rows (the only other
+    /// input of `Solver.freeDirections`, see `Solver.degenerateRows`).
+    mutating func refreshAmbiguity(structureChanged: Bool) {
+        let rows = solver.degenerateRows()
+        if structureChanged || solver.statistics.pivots != ambiguityPivots || rows != degenerate {
+            ambiguous = ambiguousViews
+        }
+        degenerate = rows
+        ambiguityPivots = solver.statistics.pivots
+    }
+
     /// Views whose returned frame values could differ in another optimal solution.
     var ambiguousViews: [String] {
         let directions = solver.freeDirections()
@@ -114,7 +133,8 @@ extension LayoutSystem {
         return out
     }
 
-    /// Entries switched off: `active: false`, or a rule that switches every item off.
+    /// Entries switched off: `active: false`, or a rule that switches every item off (computed;
+    /// `inactive` holds the answer between edits).
     var inactiveEntries: [String] {
         var out: [String] = []
         var index = 0
@@ -126,5 +146,49 @@ extension LayoutSystem {
             index += n
         }
         return out
+    }
+}
+
+/// A view's variables and those of the views its x and y are measured from.
+struct FrameSlot: Sendable {
+    var own: ViewVariables?
+    /// The parent's (nil for a root).
+    var parent: ViewVariables?
+    /// The root's (nil for a root: its frame is as given).
+    var root: ViewVariables?
+}
+
+extension LayoutSystem {
+    /// Builds `frameSlots` for the current document (after compilation made the variables).
+    mutating func indexFrames() {
+        let views = document.views
+        let n = views.count
+        // Each view's root position, memoised; -1 = unknown yet. Valid documents have no cycles;
+        // a walk is still bounded by the number of views.
+        var rootIndex = [Int](repeating: -1, count: n)
+        var path: [Int] = []
+        for start in 0..<n where rootIndex[start] < 0 {
+            path.removeAll(keepingCapacity: true)
+            var current = start
+            var root = start
+            while true {
+                if rootIndex[current] >= 0 { root = rootIndex[current]; break }
+                path.append(current)
+                guard let p = views[current].parent, let pi = viewIndex[p], path.count <= n else {
+                    root = current
+                    break
+                }
+                current = pi
+            }
+            for v in path { rootIndex[v] = root }
+        }
+        frameSlots.removeAll(keepingCapacity: true)
+        frameSlots.reserveCapacity(n)
+        for i in 0..<n {
+            let view = views[i]
+            let parent = view.parent.flatMap { variables[$0] }
+            let root = rootIndex[i] == i ? nil : variables[views[rootIndex[i]].id]
+            frameSlots.append(FrameSlot(own: variables[view.id], parent: parent, root: root))
+        }
     }
 }

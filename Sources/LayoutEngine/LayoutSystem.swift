@@ -33,8 +33,14 @@ public struct LayoutSystem: Sendable {
     var viewsByID: [String: View] = [:]
     var entryIndex: [String: Int] = [:]
     var viewIndex: [String: Int] = [:]
-    /// Each view's root (for absolute coordinates).
-    var rootOf: [String: String] = [:]
+    /// What `frames` reads, in view order (built after each compilation).
+    var frameSlots: [FrameSlot] = []
+    /// `diagnostics.inactive`, kept up to date by every edit that can switch an entry.
+    var inactive: [String] = []
+    /// `diagnostics.ambiguous`, and what it was computed from (see `refreshAmbiguity`).
+    var ambiguous: [String] = []
+    var degenerate: [Int32] = []
+    var ambiguityPivots = -1
     var activation: ActivationContext
     /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
     var hasWhenRules = false
@@ -59,23 +65,6 @@ public struct LayoutSystem: Sendable {
         viewsByID = views
         viewIndex = Dictionary(minimumCapacity: document.views.count)
         for (i, v) in document.views.enumerated() { viewIndex[v.id] = i }
-        rootOf = Dictionary(minimumCapacity: document.views.count)
-        for v in document.views where rootOf[v.id] == nil {
-            // Walk up to a view whose root is known (or a root), then fill the path (memoised).
-            var path: [String] = []
-            var current = v
-            var root = v.id
-            while true {
-                if let known = rootOf[current.id] { root = known; break }
-                path.append(current.id)
-                guard let p = current.parent, let pv = viewsByID[p], path.count <= document.views.count else {
-                    root = current.id
-                    break
-                }
-                current = pv
-            }
-            for id in path { rootOf[id] = root }
-        }
         hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         entryIndex = Dictionary(minimumCapacity: document.constraints.count)
         for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
@@ -101,6 +90,9 @@ public struct LayoutSystem: Sendable {
             solverIDs[i] = install(c)
         }
         delegateMemory = nextDelegateMemory(context)
+        indexFrames()
+        inactive = inactiveEntries
+        refreshAmbiguity(structureChanged: true)
         solver.updateValues()
     }
 
@@ -185,6 +177,9 @@ public struct LayoutSystem: Sendable {
         position = nextPosition
         delegateMemory = nextDelegateMemory(context)
         indexDocument(context, views: nextViews)
+        indexFrames()
+        inactive = inactiveEntries
+        refreshAmbiguity(structureChanged: true)
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
         return stats

@@ -75,6 +75,13 @@ struct ConstraintsParser {
         }
     }
 
+    /// One entry keyed `id` under `base` (as in a canonical document), validated alone.
+    mutating func parseKeyed(_ value: JSONValue, id: String, at base: String) {
+        var seen = Set<String>()
+        add(value, id: id, at: EntryPointer(base: base, key: id, index: 0), idInEntry: false, keyed: true,
+            idProblem: nil, seen: &seen)
+    }
+
     /// Validates one entry and adds it (when it has an id and no problem) with its problems.
     /// - Parameter idInEntry: the id was written as the entry's `id` field (problems about it point there).
     private mutating func add(_ value: JSONValue, id: String?, at p: EntryPointer, idInEntry: Bool, keyed: Bool,

@@ -156,6 +156,15 @@ struct ViewParser {
         }
     }
 
+    /// One view keyed `id` under `base` whose parent is known to be sound (`known` holds the
+    /// document's view ids), validated alone.
+    mutating func parseKeyed(_ object: JSONObject, id: String, at base: String, known: [String: Int]) -> View {
+        let raw = RawView(id: id, base: base, key: id, index: 0, object: object, usable: true, isArrayForm: false)
+        let view = parseFields(object, raw: raw, known: known, cycle: nil)
+        if reader.problems.count > 1 { reader.problems = inFieldOrder(reader.problems, of: object, at: raw.pointer) }
+        return view
+    }
+
     private mutating func parseFields(_ o: JSONObject, raw: RawView, known: [String: Int],
                                       cycle: String?) -> View {
         var view = View(id: raw.id ?? "")

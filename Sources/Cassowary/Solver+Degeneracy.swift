@@ -1,0 +1,22 @@
+// What, besides the basis, decides which free directions are blocked.
+
+extension Solver {
+    /// The restricted (slack or error) basic symbols whose row constant is zero, ascending.
+    ///
+    /// `freeDirections` depends on the basis, the coefficients and exactly this set (a direction is
+    /// blocked by a degenerate restricted row). An edit that changes only constants, without a
+    /// pivot, leaves the basis and coefficients as they were: when this set is unchanged too, so
+    /// are the free directions, and a caller may keep the ones it has.
+    public func degenerateRows() -> [Int32] {
+        var out: [Int32] = []
+        for s in kinds.indices where isBasic[s] {
+            switch kinds[s] {
+            case .slack, .error:
+                if rows[s].constant < 1e-9 { out.append(Int32(s)) }
+            case .external, .dummy:
+                continue
+            }
+        }
+        return out
+    }
+}
