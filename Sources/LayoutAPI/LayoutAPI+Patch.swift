@@ -36,7 +36,8 @@ extension LayoutAPI {
                     detail: "If-Match does not match the current revision \(st.revision)"))
             }
             let t1 = ContinuousClock.now
-            switch PatchPlan.classify(patch, canonical: st.canonical, system: st.system, limits: limits) {
+            switch PatchPlan.classify(patch, canonical: st.canonical, system: st.system, context: &st.memberContext,
+                                      limits: limits) {
             case .invalid(let problems):
                 return .failed(Problems.invalidDocument(problems, patch: true))
             case .members(let edit):
@@ -57,6 +58,7 @@ extension LayoutAPI {
                 let canonical = DocumentParser.canonicalize(patched)
                 timing.parse += ContinuousClock.now - t1
                 if canonical == st.canonical { return Self.unchanged(st, options) }
+                st.memberContext = nil
                 return Self.commit(&st, session, options, &timing, edit: { $0.apply(next) },
                                    canonical: { $0 = canonical })
             }

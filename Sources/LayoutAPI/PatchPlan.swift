@@ -9,7 +9,9 @@ import LayoutModel
 ///   top level). Each touched member is merged and validated alone, in the context of the current
 ///   document: no other member's validity can change, so this reports exactly what validating the
 ///   whole patched document would, and the edit costs what the patch touches, not the document.
-/// - `invalid`: such a patch with problems (pointers into the patched canonical document).
+/// - `invalid`: such a patch whose constraint entries have problems (pointers into the patched
+///   canonical document; a view with problems sends the patch down the `general` path, which
+///   also reports what the problem does to other entries).
 /// - `general`: anything else: the whole patched document is validated and `apply` finds the delta.
 enum PatchPlan {
     case members(MemberEdit)
@@ -22,8 +24,9 @@ enum PatchPlan {
         "frame", "hidden", "alpha", "intrinsicSize", "hugging", "compressionResistance", "margins", "baseline",
     ]
 
+    /// - Parameter context: the session's `MemberContext`, made here when missing and needed.
     static func classify(_ patch: JSONValue, canonical: JSONValue, system: LayoutSystem,
-                         limits: DocumentLimits) -> PatchPlan {
+                         context: inout MemberContext?, limits: DocumentLimits) -> PatchPlan {
         guard case .object(let top) = patch, case .object(let current) = canonical else { return .general }
         var edit = MemberEdit()
         // Problems with where they sort: (top-level key position, member position).
@@ -39,17 +42,28 @@ enum PatchPlan {
                     let json = existing.values[position].applyingMergePatch(change)
                     if json == existing.values[position] { continue }
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
-                    case .success(let view): edit.views.append(.init(position: position, json: json, value: view))
-                    case .failure(let e): problems.append((keyPosition, position, e.problems))
+                    case .success(let view):
+                        // Whether a size is given decides if `when` predicates may compare it:
+                        // other entries' validity would change, so the whole document is checked.
+                        guard let old = system.viewPositions[id].map({ system.document.views[$0] }),
+                              (old.frame.width == nil) == (view.frame.width == nil),
+                              (old.frame.height == nil) == (view.frame.height == nil) else { return .general }
+                        edit.views.append(.init(position: position, json: json, value: view))
+                    case .failure:
+                        // An invalid view field can change how other entries read (a size that
+                        // is no longer given): the whole document says what is wrong.
+                        return .general
                     }
                 }
             case "constraints":
                 for (id, change) in members.entries {
                     guard !change.isNull, let position = existing.position(of: id) else { return .general }
                     var json = existing.values[position].applyingMergePatch(change)
-                    switch DocumentParser.parseConstraint(json, id: id, in: system.document,
-                                                          views: system.viewsByIdentifier,
-                                                          viewPositions: system.viewPositions, limits: limits) {
+                    let memberContext = context ?? MemberContext(document: system.document,
+                                                                 viewPositions: system.viewPositions)
+                    context = memberContext
+                    switch DocumentParser.parseConstraint(json, id: id, context: memberContext,
+                                                          views: system.viewsByIdentifier, limits: limits) {
                     case .success(let entry):
                         // Canonical entries carry no `id` (the key is the id; parsing checked they agree).
                         json.removeMember("id")

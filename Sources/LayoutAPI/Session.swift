@@ -1,5 +1,6 @@
 import JSON
 import LayoutEngine
+import LayoutModel
 
 /// One session: a layout document held in a solver between requests.
 ///
@@ -29,6 +30,9 @@ struct SessionState: Sendable {
     var diagnostics: Diagnostics
     /// Frames of `system` relative to the parent, in view order (compared by the next PATCH).
     var frames: [(id: String, frame: Frame)]
+    /// For validating single constraint entries of PATCHes (made on first use; dropped when a
+    /// PATCH goes through the whole document, which may change what it was made from).
+    var memberContext: MemberContext?
     /// False once the session is deleted or expired; a request that looked it up before then
     /// answers 404 instead of editing a session nobody can see.
     var alive = true

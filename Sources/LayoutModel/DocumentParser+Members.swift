@@ -26,17 +26,16 @@ extension DocumentParser {
     }
 
     /// Validates the constraint entry `id` as `value` (its canonical JSON after the edit) against
-    /// the views and dialect of `document`.
+    /// the views and dialect of the document `context` was made for.
     ///
-    /// - Parameters:
-    ///   - views: `document.views` by id.
-    ///   - viewPositions: `document.views`' ids → position.
+    /// - Parameter views: the document's views by id (their ids, parents, kinds and which root
+    ///   sizes are given must be those `context` was made from).
     /// - Returns: the entry, or every problem of this member.
-    public static func parseConstraint(_ value: JSONValue, id: String, in document: Document,
-                                       views: [String: View], viewPositions: [String: Int],
+    public static func parseConstraint(_ value: JSONValue, id: String, context: MemberContext,
+                                       views: [String: View],
                                        limits: DocumentLimits = .default) -> Result<ConstraintEntry, ValidationError> {
-        var parser = ConstraintsParser(limits: limits, views: views, dialect: document.dialect, compile: true,
-                                       table: ViewTable(views: document.views, index: viewPositions))
+        var parser = ConstraintsParser(limits: limits, views: views, dialect: context.dialect, compile: true,
+                                       table: context.table)
         parser.parseKeyed(value, id: id, at: "/constraints")
         if !parser.problems.isEmpty { return .failure(ValidationError(parser.problems)) }
         guard let entry = parser.entries.first else {
@@ -44,5 +43,19 @@ extension DocumentParser {
                                                      "not a constraint")]))
         }
         return .success(entry)
+    }
+}
+
+/// What validating single constraint entries of a document needs beyond its views, made once and
+/// kept while the document's view ids, parents, kinds and given root sizes stay the same (the only
+/// view facts a constraint's validity depends on).
+public final class MemberContext: Sendable {
+    let table: ViewTable
+    let dialect: Dialect
+
+    /// - Parameter viewPositions: `document.views`' ids → position.
+    public init(document: Document, viewPositions: [String: Int]) {
+        table = ViewTable(views: document.views, index: viewPositions)
+        dialect = document.dialect
     }
 }
