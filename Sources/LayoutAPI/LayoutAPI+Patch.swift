@@ -48,14 +48,14 @@ extension LayoutAPI {
                                    edit: { $0.replace(views: views, entries: entries) },
                                    canonical: { edit.write(into: &$0) })
             case .general:
-                let patched = st.canonical.applyingMergePatch(patch)
+                let patched = st.canonical.json.applyingMergePatch(patch)
                 let next: Document
                 do throws(Failure) {
                     next = try validate(patched, patched: true)
                 } catch {
                     return .failed(error.response)
                 }
-                let canonical = DocumentParser.canonicalize(patched)
+                let canonical = CanonicalDocument(DocumentParser.canonicalize(patched))
                 timing.parse += ContinuousClock.now - t1
                 if canonical == st.canonical { return Self.unchanged(st, options) }
                 st.memberContext = nil
@@ -88,7 +88,7 @@ extension LayoutAPI {
     /// document. Answers with the frames that changed (all with `frames=all`).
     private static func commit(_ st: inout SessionState, _ session: Session, _ options: QueryOptions,
                                _ timing: inout ServerTiming, edit: (inout LayoutSystem) -> EditStats,
-                               canonical: (inout JSONValue) -> Void) -> PatchOutcome {
+                               canonical: (inout CanonicalDocument) -> Void) -> PatchOutcome {
         let t2 = ContinuousClock.now
         let before: [(id: String, frame: Frame)]? =
             options.allFrames ? nil : (options.absolute ? st.system.frames(.absolute) : st.frames)

@@ -5,7 +5,7 @@ import LayoutModel
 extension LayoutAPI {
     /// A document validated and solved outside any lock, ready to become a session's state.
     struct Prepared {
-        var canonical: JSONValue
+        var canonical: CanonicalDocument
         var system: LayoutSystem
         var diagnostics: Diagnostics
         var timing: ServerTiming
@@ -24,7 +24,7 @@ extension LayoutAPI {
         let diagnostics = system.diagnostics
         if options.strict && !diagnostics.broken.isEmpty { throw Failure(Problems.strictConflict(diagnostics.broken)) }
         let timing = ServerTiming(parse: t1 - t0, solve: ContinuousClock.now - t1)
-        return Prepared(canonical: DocumentParser.canonicalize(json), system: system,
+        return Prepared(canonical: CanonicalDocument(DocumentParser.canonicalize(json)), system: system,
                         diagnostics: diagnostics, timing: timing)
     }
 
@@ -162,7 +162,7 @@ extension LayoutAPI {
     /// diagnostics}`; `ETag`; 304 when `If-None-Match` names the current revision.
     func getSession(_ id: String, _ request: APIRequest, _ options: QueryOptions, withDocument: Bool) -> APIResponse {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
-        typealias Snapshot = (canonical: JSONValue, revision: Int, diagnostics: Diagnostics,
+        typealias Snapshot = (canonical: CanonicalDocument, revision: Int, diagnostics: Diagnostics,
                               frames: [(id: String, frame: Frame)])
         let snapshot: Snapshot? = session.state.withLock { st in
             guard st.alive else { return nil }
@@ -176,7 +176,7 @@ extension LayoutAPI {
             return APIResponse(status: 304, headers: [("ETag", etag)])
         }
         let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.revision,
-                                             document: withDocument ? snapshot.canonical : nil,
+                                             document: withDocument ? snapshot.canonical.bytes : nil,
                                              frames: snapshot.frames, diagnostics: snapshot.diagnostics,
                                              stats: nil)
         return .json(200, body, headers: [("ETag", etag)])

@@ -25,28 +25,30 @@ enum PatchPlan {
     ]
 
     /// - Parameter context: the session's `MemberContext`, made here when missing and needed.
-    static func classify(_ patch: JSONValue, canonical: JSONValue, system: LayoutSystem,
+    static func classify(_ patch: JSONValue, canonical: CanonicalDocument, system: LayoutSystem,
                          context: inout MemberContext?, limits: DocumentLimits) -> PatchPlan {
-        guard case .object(let top) = patch, case .object(let current) = canonical else { return .general }
+        guard case .object(let top) = patch,
+              canonical.count(.views) == system.document.views.count,
+              canonical.count(.constraints) == system.document.constraints.count else { return .general }
         var edit = MemberEdit()
         // Problems with where they sort: (top-level key position, member position).
         var problems: [(key: Int, member: Int, problems: [Problem])] = []
         for (key, membersValue) in top.entries {
-            guard case .object(let members) = membersValue, let keyPosition = current.position(of: key),
-                  case .object(let existing) = current.values[keyPosition] else { return .general }
+            guard case .object(let members) = membersValue else { return .general }
             switch key {
             case "views":
                 for (id, change) in members.entries {
                     guard case .object(let fields) = change, fields.keys.allSatisfy(editableViewFields.contains),
-                          let position = existing.position(of: id) else { return .general }
-                    let json = existing.values[position].applyingMergePatch(change)
-                    if json == existing.values[position] { continue }
+                          let position = system.viewPositions[id],
+                          let existing = canonical.member(.views, at: position) else { return .general }
+                    let json = existing.applyingMergePatch(change)
+                    if json == existing { continue }
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
                     case .success(let view):
                         // Whether a size is given decides if `when` predicates may compare it:
                         // other entries' validity would change, so the whole document is checked.
-                        guard let old = system.viewPositions[id].map({ system.document.views[$0] }),
-                              (old.frame.width == nil) == (view.frame.width == nil),
+                        let old = system.document.views[position]
+                        guard (old.frame.width == nil) == (view.frame.width == nil),
                               (old.frame.height == nil) == (view.frame.height == nil) else { return .general }
                         edit.views.append(.init(position: position, json: json, value: view))
                     case .failure:
@@ -57,8 +59,9 @@ enum PatchPlan {
                 }
             case "constraints":
                 for (id, change) in members.entries {
-                    guard !change.isNull, let position = existing.position(of: id) else { return .general }
-                    var json = existing.values[position].applyingMergePatch(change)
+                    guard !change.isNull, let position = system.entryPosition(id),
+                          let existing = canonical.member(.constraints, at: position) else { return .general }
+                    var json = existing.applyingMergePatch(change)
                     let memberContext = context ?? MemberContext(document: system.document,
                                                                  viewPositions: system.viewPositions)
                     context = memberContext
@@ -67,10 +70,10 @@ enum PatchPlan {
                     case .success(let entry):
                         // Canonical entries carry no `id` (the key is the id; parsing checked they agree).
                         json.removeMember("id")
-                        if json == existing.values[position] { continue }
+                        if json == existing { continue }
                         edit.entries.append(.init(position: position, json: json, value: entry))
                     case .failure(let e):
-                        problems.append((keyPosition, position, e.problems))
+                        problems.append((1, position, e.problems))
                     }
                 }
             default:
@@ -87,7 +90,7 @@ enum PatchPlan {
 /// The validated members of a `members` patch: their canonical JSON and model values.
 struct MemberEdit {
     struct Change<Value> {
-        /// Position of the member in the canonical document's `views` or `constraints` object.
+        /// Position of the member in the document's views or constraint entries.
         var position: Int
         var json: JSONValue
         var value: Value
@@ -98,15 +101,9 @@ struct MemberEdit {
     /// Nothing changes (every member merged to what it was).
     var isEmpty: Bool { views.isEmpty && entries.isEmpty }
 
-    /// Writes the changed members into the canonical document, in place.
-    func write(into canonical: inout JSONValue) {
-        canonical.modifyObject { top in
-            if !views.isEmpty, let p = top.position(of: "views") {
-                top[position: p].modifyObject { o in for c in views { o[position: c.position] = c.json } }
-            }
-            if !entries.isEmpty, let p = top.position(of: "constraints") {
-                top[position: p].modifyObject { o in for c in entries { o[position: c.position] = c.json } }
-            }
-        }
+    /// Writes the changed members into the canonical document.
+    func write(into canonical: inout CanonicalDocument) {
+        for c in views { canonical.replace(.views, at: c.position, with: c.json) }
+        for c in entries { canonical.replace(.constraints, at: c.position, with: c.json) }
     }
 }

@@ -93,7 +93,8 @@ public enum ResultEncoder {
 
     /// The body of the session routes, with the members that are not nil, in this order:
     /// `{"id", "revision", "document", "frames", "diagnostics", "stats"}`.
-    public static func sessionBody(id: String?, revision: Int?, document: JSONValue?,
+    /// - Parameter document: the canonical document's JSON text, written as it is.
+    public static func sessionBody(id: String?, revision: Int?, document: [UInt8]?,
                                    frames: [(id: String, frame: Frame)], diagnostics: Diagnostics,
                                    stats: EditStats?) -> [UInt8] {
         var w = JSONWriter(capacity: 128 + frames.count * 64)
@@ -110,7 +111,7 @@ public enum ResultEncoder {
         }
         if let document {
             w.appendKey("document")
-            w.write(document)
+            w.bytes.append(contentsOf: document)
             w.appendRaw(",")
         }
         w.appendRaw("\"frames\":")

@@ -23,7 +23,7 @@ final class Session: Sendable {
 /// A failed request never writes to it, so it stays byte-for-byte what it was.
 struct SessionState: Sendable {
     /// The canonical JSON form of the document (views and constraints keyed by id).
-    var canonical: JSONValue
+    var canonical: CanonicalDocument
     var system: LayoutSystem
     var revision: Int
     /// Diagnostics of `system`, computed once per revision.
@@ -37,7 +37,7 @@ struct SessionState: Sendable {
     /// answers 404 instead of editing a session nobody can see.
     var alive = true
 
-    init(canonical: JSONValue, system: LayoutSystem, revision: Int, diagnostics: Diagnostics) {
+    init(canonical: CanonicalDocument, system: LayoutSystem, revision: Int, diagnostics: Diagnostics) {
         self.canonical = canonical
         self.system = system
         self.revision = revision

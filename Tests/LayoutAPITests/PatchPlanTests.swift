@@ -17,7 +17,7 @@ struct PatchPlanTests {
     static func plan(_ patch: String, on document: String = Docs.stack) throws -> PatchPlan {
         let (canonical, system) = try setup(document)
         var context: MemberContext?
-        return PatchPlan.classify(try JSONParser.parse(patch), canonical: canonical, system: system,
+        return PatchPlan.classify(try JSONParser.parse(patch), canonical: CanonicalDocument(canonical), system: system,
                                   context: &context, limits: .default)
     }
 
