@@ -19,4 +19,21 @@ extension Solver {
         }
         return out
     }
+
+    /// True when `degenerateRows()` would return exactly `previous` (checked without building it).
+    public func degenerateRowsEqual(_ previous: [Int32]) -> Bool {
+        var k = 0
+        for s in kinds.indices where isBasic[s] {
+            switch kinds[s] {
+            case .slack, .error:
+                if rows[s].constant < 1e-9 {
+                    if k == previous.count || previous[k] != Int32(s) { return false }
+                    k += 1
+                }
+            case .external, .dummy:
+                continue
+            }
+        }
+        return k == previous.count
+    }
 }

@@ -166,8 +166,8 @@ private struct Parser {
 
     /// Members of all open containers, innermost last; a container's members are moved
     /// out into one exactly-sized array when it closes.
-    var valueStack = MoveStack<JSONValue>(capacity: 64)
-    var keyStack = MoveStack<String>(capacity: 32)
+    var valueStack: MoveStack<JSONValue>
+    var keyStack: MoveStack<String>
     /// Byte offset of each key in `keyStack`, for duplicate-key errors.
     var keyOffsets: [Int] = []
     var frames: [Frame] = []
@@ -178,8 +178,13 @@ private struct Parser {
         p = base
         n = count
         self.maxDepth = maxDepth
-        keyOffsets.reserveCapacity(32)
-        frames.reserveCapacity(16)
+        // Small inputs (a merge patch) get small stacks: an allocation of a kilobyte or more
+        // makes glibc consolidate its fast bins, which costs more than parsing a short patch.
+        let members = Swift.min(64, Swift.max(4, count / 16))
+        valueStack = MoveStack(capacity: members)
+        keyStack = MoveStack(capacity: Swift.max(4, members / 2))
+        keyOffsets.reserveCapacity(Swift.max(4, members / 2))
+        frames.reserveCapacity(Swift.min(16, Swift.max(4, members / 4)))
     }
 
     /// Destroys what is left on the stacks (after an error) and frees them.

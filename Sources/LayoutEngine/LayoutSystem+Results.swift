@@ -107,11 +107,10 @@ extension LayoutSystem {
     /// were: nothing added or removed, no pivot, and the same degenerate rows (the only other
     /// input of `Solver.freeDirections`, see `Solver.degenerateRows`).
     mutating func refreshAmbiguity(structureChanged: Bool) {
-        let rows = solver.degenerateRows()
-        if structureChanged || solver.statistics.pivots != ambiguityPivots || rows != degenerate {
+        if structureChanged || solver.statistics.pivots != ambiguityPivots || !solver.degenerateRowsEqual(degenerate) {
             ambiguous = ambiguousViews
+            degenerate = solver.degenerateRows()
         }
-        degenerate = rows
         ambiguityPivots = solver.statistics.pivots
     }
 
