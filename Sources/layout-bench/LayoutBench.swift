@@ -19,6 +19,8 @@ struct LayoutBench: ParsableCommand {
           edit             suggest each root width of "widths" (an edit suggestion, dual simplex)
           constant-change  each (constraint id, new constant) of "constantChanges", in place
           pipeline         parse + validate + compile + solve + encode the document's JSON text
+          session-patch    the constant changes and root widths as merge patches to an in-process
+                           session (LayoutAPI.handle: everything a PATCH costs but the socket)
         checksum = Σ over views of x + y (relative to the parent) + width + height.
         """)
 
@@ -109,6 +111,8 @@ struct LayoutBench: ParsableCommand {
         emit(f(["case": "pipeline", "workload": workload, "views": views, "reps": reps, "document_bytes": text.count,
               "response_bytes": bytes, "ms_min": pipeline.min()!, "ms_p50": percentile(pipeline, 50),
               "ms_max": pipeline.max()!]))
+
+        try sessionPatches(json, text: text, root: root, workload: workload, views: views)
     }
 
     func checksum(_ s: LayoutSystem) -> Double {

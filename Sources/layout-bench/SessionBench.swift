@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import JSON
+import LayoutAPI
+
+extension LayoutBench {
+    /// `session-patch`: the bundle's constant changes and root widths sent as merge patches to an
+    /// in-process session through `LayoutAPI.handle` (routing, patch parse, member validation,
+    /// edit, diagnostics, changed frames, response body), without sockets: the daemon's own cost
+    /// of a PATCH, to set against the HTTP figures.
+    func sessionPatches(_ json: JSONValue, text: [UInt8], root: String, workload: String, views: Int) throws {
+        let api = LayoutAPI()
+        let path = "/v1/sessions/bench"
+        let put = api.handle(APIRequest(method: "PUT", path: path, query: "", headers: [], body: text))
+        guard put.status == 201 else { throw ValidationError("PUT answered \(put.status)") }
+        let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
+        var bodies: [(kind: String, body: [UInt8])] = []
+        let changes = (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps)
+        let widths = (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue)
+        for (i, change) in changes.enumerated() {
+            guard let pair = change.arrayValue, let id = pair.first?.stringValue, let c = pair.last?.numberValue else { continue }
+            bodies.append(("constant", JSONWriter.serialize(.object(JSONObject([
+                ("constraints", .object(JSONObject([(id, .object(JSONObject([("constant", .number(c))])))])))])))))
+            if i < widths.count {
+                bodies.append(("resize", JSONWriter.serialize(.object(JSONObject([
+                    ("views", .object(JSONObject([(root, .object(JSONObject([
+                        ("frame", .object(JSONObject([("width", .number(widths[i]))])))])))])))])))))
+            }
+        }
+        var times: [String: [Double]] = ["constant": [], "resize": []]
+        var bytes = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        for (kind, body) in bodies {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let r = api.handle(APIRequest(method: "PATCH", path: path, query: "", headers: headers, body: body))
+            times[kind, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+            guard r.status == 200 else { throw ValidationError("PATCH answered \(r.status): \(r.text.prefix(300))") }
+            bytes += r.body.count
+            if Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
+        }
+        for kind in ["constant", "resize"] {
+            let t = times[kind] ?? []
+            emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views,
+                    "response_bytes_mean": Double(bytes) / Double(max(1, bodies.count))]) + stats(t, "us"))
+        }
+    }
+}
