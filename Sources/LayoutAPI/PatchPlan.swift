@@ -65,8 +65,7 @@ enum PatchPlan {
                     let memberContext = context ?? MemberContext(document: system.document,
                                                                  viewPositions: system.viewPositions)
                     context = memberContext
-                    switch DocumentParser.parseConstraint(json, id: id, context: memberContext,
-                                                          views: system.viewsByIdentifier, limits: limits) {
+                    switch DocumentParser.parseConstraint(json, id: id, context: memberContext, limits: limits) {
                     case .success(let entry):
                         // Canonical entries carry no `id` (the key is the id; parsing checked they agree).
                         json.removeMember("id")

@@ -14,13 +14,23 @@ extension LayoutSystem {
     /// Compiles a document into solver-level constraints in processing order (spec section 1):
     /// first what views generate (frame fields, then intrinsic size) in view order, then the
     /// constraint entries in document order.
-    mutating func compile(_ document: Document, views viewsByID: [String: View],
+    /// - Parameter index: `document.views`' ids → position.
+    mutating func compile(_ document: Document, index: [String: Int],
                           activation: ActivationContext) -> [CompiledConstraint] {
         var out: [CompiledConstraint] = []
-        out.reserveCapacity(document.views.count * 4 + document.constraints.count * 2)
+        // Exactly what the loops below append: a session keeps this array.
+        var count = 0
+        for view in document.views {
+            let f = view.frame
+            count += view.isRoot ? 4 : [f.x, f.y, f.width, f.height].reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+            count += (view.intrinsicWidth == nil ? 0 : 2) + (view.intrinsicHeight == nil ? 0 : 2)
+        }
+        for entry in document.constraints { count += entry.items.count }
+        out.reserveCapacity(count)
         for view in document.views { compileView(view, into: &out) }
         for entry in document.constraints {
-            compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &out)
+            compileEntry(entry, direction: document.direction, views: document.views, index: index,
+                         activation: activation, into: &out)
         }
         return out
     }
@@ -66,19 +76,21 @@ extension LayoutSystem {
     }
 
     /// The constraints an entry makes, one per item, with their activation.
-    mutating func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views viewsByID: [String: View],
+    /// - Parameter index: `views`' ids → position.
+    mutating func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
                                activation: ActivationContext, into out: inout [CompiledConstraint]) {
-        for (index, item) in entry.items.enumerated() {
+        for (k, item) in entry.items.enumerated() {
             var terms: [Term] = []
             terms.reserveCapacity(item.terms.count * 2)
             var constant = item.constant
             for t in item.terms {
-                guard let view = viewsByID[t.anchor.view] else { continue }
+                guard let i = index[t.anchor.view] else { continue }
+                let view = views[i]
                 AnchorTranslation.accumulate(t.anchor.attribute, of: view, variables(for: view.id),
                                              direction: direction, coefficient: t.coefficient,
                                              into: &terms, constant: &constant)
             }
-            out.append(CompiledConstraint(key: .entry(entry.id, index), terms: AnchorTranslation.canonical(terms),
+            out.append(CompiledConstraint(key: .entry(entry.id, k), terms: AnchorTranslation.canonical(terms),
                                           constant: constant, relation: item.relation.solverRelation,
                                           priority: item.priority, active: activation.isActive(entry, item)))
         }

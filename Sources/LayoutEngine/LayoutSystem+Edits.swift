@@ -31,7 +31,6 @@ extension LayoutSystem {
         if let width { view.frame.width = width }
         if let height { view.frame.height = height }
         document.views[vi] = view
-        viewsByID[id] = view
         activation.rootInputs[id] = view.frame
         if failed || solver.brokenCount > 0 {
             build(rememberingDelegates: delegateMemory)
@@ -59,7 +58,8 @@ extension LayoutSystem {
             hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         }
         var next: [CompiledConstraint] = []
-        compileEntry(entry, direction: document.direction, views: viewsByID, activation: activation, into: &next)
+        compileEntry(entry, direction: document.direction, views: document.views, index: viewIndex,
+                     activation: activation, into: &next)
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
         let count = max(old.items.count, next.count)
@@ -72,7 +72,7 @@ extension LayoutSystem {
                 continue
             }
             try? solver.remove(cid)
-            keyOfConstraint[cid.index] = nil
+            positionOfConstraint[cid.index] = nil
             solverIDs[pos] = nil
             stats.removed += 1
         }
@@ -94,7 +94,7 @@ extension LayoutSystem {
                     stats.constantsChanged += 1
                 }
             } else if c.active {
-                solverIDs[pos] = install(c)
+                solverIDs[pos] = install(c, at: pos)
                 stats.added += 1
             }
             compiled[pos] = c

@@ -5,8 +5,6 @@ import LayoutModel
 // the point is to skip recompiling and comparing the members the edit did not touch.
 
 extension LayoutSystem {
-    /// The document's views by id.
-    public var viewsByIdentifier: [String: View] { viewsByID }
     /// The document's view ids → position in `document.views`.
     public var viewPositions: [String: Int] { viewIndex }
     /// Position of the constraint entry `id` in `document.constraints`.
@@ -75,7 +73,6 @@ extension LayoutSystem {
         for view in views {
             guard let i = viewIndex[view.id] else { return nil }
             document.views[i] = view
-            viewsByID[view.id] = view
         }
         // Hidden views keep their constraints; without rules that read visibility nothing changes.
         guard activation.hasVisibility else { return EditStats() }

@@ -85,12 +85,12 @@ extension LayoutSystem {
         if broken.isEmpty { return [] }
         var byOwner: [String: (order: Int, conflicts: [String])] = [:]
         for (id, conflicts) in broken {
-            guard let key = keyOfConstraint[id.index], let i = position[key] else { continue }
+            guard let i = positionOfConstraint[id.index].map(Int.init) else { continue }
             let owner = compiled[i].ownerID
             var entry = byOwner[owner] ?? (i, [])
             entry.order = min(entry.order, i)
             for c in conflicts {
-                guard let k = keyOfConstraint[c.index], let ci = position[k] else { continue }
+                guard let ci = positionOfConstraint[c.index].map(Int.init) else { continue }
                 let name = compiled[ci].ownerID
                 if name != owner && !entry.conflicts.contains(name) { entry.conflicts.append(name) }
             }

@@ -25,12 +25,11 @@ public struct LayoutSystem: Sendable {
     var compiled: [CompiledConstraint] = []
     var solverIDs: [ConstraintID?] = []
     var position: [CompiledConstraint.Key: Int] = [:]
-    /// The key of each solver constraint (by constraint index), for diagnostics.
-    var keyOfConstraint: [Int32: CompiledConstraint.Key] = [:]
+    /// The position in `compiled` of each solver constraint (by constraint index), for diagnostics.
+    var positionOfConstraint: [Int32: Int32] = [:]
     /// A delegate constraint's last state (spec: with no entry it keeps its last state).
     var delegateMemory: [String: Bool] = [:]
     /// Lookups for the fast edit paths, rebuilt with the document.
-    var viewsByID: [String: View] = [:]
     var entryIndex: [String: Int] = [:]
     var viewIndex: [String: Int] = [:]
     /// What `frames` reads, in view order (built after each compilation).
@@ -52,19 +51,17 @@ public struct LayoutSystem: Sendable {
         build(rememberingDelegates: [:])
     }
 
-    /// The document's views by id (compilation and the edit paths need them).
-    static func viewTable(_ document: Document) -> [String: View] {
-        var table = [String: View](minimumCapacity: document.views.count)
-        for v in document.views { table[v.id] = v }
-        return table
+    /// The document's view ids → position (compilation and the edit paths need them).
+    static func viewIndex(_ document: Document) -> [String: Int] {
+        var index = [String: Int](minimumCapacity: document.views.count)
+        for (i, v) in document.views.enumerated() { index[v.id] = i }
+        return index
     }
 
-    /// Rebuilds the lookups for the current document; `views` is its `viewTable`.
-    mutating func indexDocument(_ context: ActivationContext, views: [String: View]) {
+    /// Rebuilds the lookups for the current document; `index` is its `viewIndex`.
+    mutating func indexDocument(_ context: ActivationContext, index: [String: Int]) {
         activation = context
-        viewsByID = views
-        viewIndex = Dictionary(minimumCapacity: document.views.count)
-        for (i, v) in document.views.enumerated() { viewIndex[v.id] = i }
+        viewIndex = index
         hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         entryIndex = Dictionary(minimumCapacity: document.constraints.count)
         for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
@@ -73,10 +70,10 @@ public struct LayoutSystem: Sendable {
     mutating func build(rememberingDelegates memory: [String: Bool]) {
         solver = Solver()
         variables = [:]
-        keyOfConstraint = [:]
+        positionOfConstraint = [:]
         let context = ActivationContext(document: document, delegateMemory: memory)
-        indexDocument(context, views: Self.viewTable(document))
-        compiled = compile(document, views: viewsByID, activation: context)
+        indexDocument(context, index: Self.viewIndex(document))
+        compiled = compile(document, index: viewIndex, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
         position = Dictionary(minimumCapacity: compiled.count)
         for (i, c) in compiled.enumerated() { position[c.key] = i }
@@ -84,10 +81,10 @@ public struct LayoutSystem: Sendable {
         // optional ones: they cannot break, a unique optimum does not depend on their order, and
         // adding preferences before the structure that pins them costs degenerate pivots.
         for (i, c) in compiled.enumerated() where c.active && c.priority >= Priority.required {
-            solverIDs[i] = install(c)
+            solverIDs[i] = install(c, at: i)
         }
         for (i, c) in compiled.enumerated() where c.active && c.priority < Priority.required {
-            solverIDs[i] = install(c)
+            solverIDs[i] = install(c, at: i)
         }
         delegateMemory = nextDelegateMemory(context)
         indexFrames()
@@ -97,12 +94,12 @@ public struct LayoutSystem: Sendable {
     }
 
     /// Adds a compiled constraint to the solver (broken when it conflicts).
-    mutating func install(_ c: CompiledConstraint) -> ConstraintID? {
+    mutating func install(_ c: CompiledConstraint, at position: Int) -> ConstraintID? {
         // Priorities are validated by the model; a refusal here would be a bug, never a crash.
         guard let r = try? solver.add(c.expression, c.relation, priority: c.priority, onConflict: .keepBroken) else {
             return nil
         }
-        keyOfConstraint[r.id.index] = c.key
+        positionOfConstraint[r.id.index] = Int32(position)
         return r.id
     }
 
@@ -125,8 +122,8 @@ public struct LayoutSystem: Sendable {
         let pivotsBefore = solver.statistics.pivots
         let hadBroken = solver.brokenCount > 0
         let context = ActivationContext(document: newDocument, delegateMemory: delegateMemory)
-        let nextViews = Self.viewTable(newDocument)
-        let next = compile(newDocument, views: nextViews, activation: context)
+        let nextIndex = Self.viewIndex(newDocument)
+        let next = compile(newDocument, index: nextIndex, activation: context)
         var nextPosition: [CompiledConstraint.Key: Int] = Dictionary(minimumCapacity: next.count)
         for (i, c) in next.enumerated() { nextPosition[c.key] = i }
         var nextIDs = [ConstraintID?](repeating: nil, count: next.count)
@@ -140,7 +137,7 @@ public struct LayoutSystem: Sendable {
                 continue
             }
             try? solver.remove(id)
-            keyOfConstraint[id.index] = nil
+            positionOfConstraint[id.index] = nil
             stats.removed += 1
         }
         // Constant changes in place, then additions, in processing order.
@@ -158,7 +155,7 @@ public struct LayoutSystem: Sendable {
                         if c.isRootSize && old.isRootSize { stats.editsSuggested += 1 } else { stats.constantsChanged += 1 }
                     }
                 } else {
-                    nextIDs[j] = install(c)
+                    nextIDs[j] = install(c, at: j)
                     stats.added += 1
                 }
             }
@@ -175,8 +172,10 @@ public struct LayoutSystem: Sendable {
         compiled = next
         solverIDs = nextIDs
         position = nextPosition
+        positionOfConstraint = Dictionary(minimumCapacity: next.count)
+        for (j, id) in nextIDs.enumerated() { if let id { positionOfConstraint[id.index] = Int32(j) } }
         delegateMemory = nextDelegateMemory(context)
-        indexDocument(context, views: nextViews)
+        indexDocument(context, index: nextIndex)
         indexFrames()
         inactive = inactiveEntries
         refreshAmbiguity(structureChanged: true)

@@ -28,13 +28,10 @@ extension DocumentParser {
     /// Validates the constraint entry `id` as `value` (its canonical JSON after the edit) against
     /// the views and dialect of the document `context` was made for.
     ///
-    /// - Parameter views: the document's views by id (their ids, parents, kinds and which root
-    ///   sizes are given must be those `context` was made from).
     /// - Returns: the entry, or every problem of this member.
     public static func parseConstraint(_ value: JSONValue, id: String, context: MemberContext,
-                                       views: [String: View],
                                        limits: DocumentLimits = .default) -> Result<ConstraintEntry, ValidationError> {
-        var parser = ConstraintsParser(limits: limits, views: views, dialect: context.dialect, compile: true,
+        var parser = ConstraintsParser(limits: limits, views: context.views, dialect: context.dialect, compile: true,
                                        table: context.table)
         parser.parseKeyed(value, id: id, at: "/constraints")
         if !parser.problems.isEmpty { return .failure(ValidationError(parser.problems)) }
@@ -50,11 +47,17 @@ extension DocumentParser {
 /// kept while the document's view ids, parents, kinds and given root sizes stay the same (the only
 /// view facts a constraint's validity depends on).
 public final class MemberContext: Sendable {
+    /// The views as they were when the context was made (later edits may change their other
+    /// fields: validation does not read those).
+    let views: [String: View]
     let table: ViewTable
     let dialect: Dialect
 
     /// - Parameter viewPositions: `document.views`' ids → position.
     public init(document: Document, viewPositions: [String: Int]) {
+        var views = [String: View](minimumCapacity: document.views.count)
+        for v in document.views { views[v.id] = v }
+        self.views = views
         table = ViewTable(views: document.views, index: viewPositions)
         dialect = document.dialect
     }
