@@ -47,12 +47,20 @@ struct CanonicalDocument: Equatable, Sendable {
             if key == "views" { views = ranges } else { constraints = ranges }
         }
         w.appendRaw("}")
-        bytes = w.bytes
+        bytes = Self.exactlySized(w.bytes)
         viewRanges = views
         constraintRanges = constraints
     }
 
     static func == (a: CanonicalDocument, b: CanonicalDocument) -> Bool { a.bytes == b.bytes }
+
+    /// A copy without the writer's spare capacity (up to half the text): a session keeps it.
+    private static func exactlySized(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            _ = buffer.initialize(from: bytes)
+            count = bytes.count
+        }
+    }
 
     /// The whole document as a JSON value.
     var json: JSONValue {

@@ -15,8 +15,10 @@ extension LayoutSystem {
     /// first what views generate (frame fields, then intrinsic size) in view order, then the
     /// constraint entries in document order.
     /// - Parameter index: `document.views`' ids → position.
-    mutating func compile(_ document: Document, index: [String: Int],
-                          activation: ActivationContext) -> [CompiledConstraint] {
+    /// - Returns: the constraints, and where each view's and each entry's start (`viewStart`,
+    ///   `entryStart`: one more element than views / entries, the last one the end).
+    mutating func compile(_ document: Document, index: [String: Int], activation: ActivationContext)
+        -> (compiled: [CompiledConstraint], viewStart: [Int32], entryStart: [Int32]) {
         var out: [CompiledConstraint] = []
         // Exactly what the loops below append: a session keeps this array.
         var count = 0
@@ -27,12 +29,21 @@ extension LayoutSystem {
         }
         for entry in document.constraints { count += entry.items.count }
         out.reserveCapacity(count)
-        for view in document.views { compileView(view, into: &out) }
+        var viewStart: [Int32] = [], entryStart: [Int32] = []
+        viewStart.reserveCapacity(document.views.count + 1)
+        entryStart.reserveCapacity(document.constraints.count + 1)
+        for view in document.views {
+            viewStart.append(Int32(out.count))
+            compileView(view, into: &out)
+        }
+        viewStart.append(Int32(out.count))
         for entry in document.constraints {
+            entryStart.append(Int32(out.count))
             compileEntry(entry, direction: document.direction, views: document.views, index: index,
                          activation: activation, into: &out)
         }
-        return out
+        entryStart.append(Int32(out.count))
+        return (out, viewStart, entryStart)
     }
 
     /// The constraints a view generates: frame fields, then intrinsic size.
@@ -103,6 +114,23 @@ extension LayoutModel.Relation {
         case .equal: return .equal
         case .lessOrEqual: return .lessOrEqual
         case .greaterOrEqual: return .greaterOrEqual
+        }
+    }
+}
+
+extension LayoutSystem {
+    /// Where the constraint `key` sits in `compiled`, if it exists.
+    func position(of key: CompiledConstraint.Key) -> Int? {
+        switch key {
+        case .view(let id, let field):
+            guard let i = viewIndex[id] else { return nil }
+            for p in Int(viewStart[i])..<Int(viewStart[i + 1]) {
+                if case .view(_, field) = compiled[p].key { return p }
+            }
+            return nil
+        case .entry(let id, let k):
+            guard let e = entryIndex[id], k >= 0, Int(entryStart[e]) + k < Int(entryStart[e + 1]) else { return nil }
+            return Int(entryStart[e]) + k
         }
     }
 }

@@ -18,7 +18,7 @@ extension LayoutSystem {
         let pivotsBefore = solver.statistics.pivots
         var failed = false
         for (field, value) in [(CompiledConstraint.ViewField.width, width), (.height, height)] {
-            guard let value, let pos = position[.view(id, field)], let cid = solverIDs[pos] else { continue }
+            guard let value, let pos = position(of: .view(id, field)), let cid = solverIDs[pos] else { continue }
             if compiled[pos].constant == -value { continue }
             do {
                 try solver.setConstant(cid, to: -value)
@@ -44,10 +44,12 @@ extension LayoutSystem {
 
     /// One existing constraint entry changed (same id): only its items are compared, constants
     /// change in place, other items are removed and added.
-    /// - Returns: nil when the entry is new, or broken constraints exist (the caller applies the
+    /// - Returns: nil when the entry is new, has a different number of items (every later
+    ///   position in `compiled` would move), or broken constraints exist (the caller applies the
     ///   whole document so that broken ones follow processing order).
     public mutating func replaceEntry(_ entry: ConstraintEntry) -> EditStats? {
-        guard let index = entryIndex[entry.id], solver.brokenCount == 0 else { return nil }
+        guard let index = entryIndex[entry.id], solver.brokenCount == 0,
+              document.constraints[index].items.count == entry.items.count else { return nil }
         let old = document.constraints[index]
         document.constraints[index] = entry
         if case .when = entry.activation { hasWhenRules = true }
@@ -62,32 +64,24 @@ extension LayoutSystem {
                      activation: activation, into: &next)
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
-        let count = max(old.items.count, next.count)
+        // The entry's items sit at entryStart[index] ..< +count (the same count before and after).
+        let first = Int(entryStart[index])
         // Removals first.
-        var keep = [Bool](repeating: false, count: count)
-        for k in 0..<count {
-            guard let pos = position[.entry(entry.id, k)], let cid = solverIDs[pos] else { continue }
-            if k < next.count, next[k].active, compiled[pos].hasSameShape(as: next[k]) {
+        var keep = [Bool](repeating: false, count: next.count)
+        for k in 0..<next.count {
+            guard let cid = solverIDs[first + k] else { continue }
+            if next[k].active, compiled[first + k].hasSameShape(as: next[k]) {
                 keep[k] = true
                 continue
             }
             try? solver.remove(cid)
             positionOfConstraint[cid.index] = nil
-            solverIDs[pos] = nil
+            solverIDs[first + k] = nil
             stats.removed += 1
         }
         var failed = false
         for k in 0..<next.count {
-            let c = next[k]
-            let pos: Int
-            if let p = position[c.key] {
-                pos = p
-            } else {
-                pos = compiled.count
-                compiled.append(c)
-                solverIDs.append(nil)
-                position[c.key] = pos
-            }
+            let c = next[k], pos = first + k
             if keep[k], let cid = solverIDs[pos] {
                 if compiled[pos].constant != c.constant {
                     do { try solver.setConstant(cid, to: c.constant) } catch { failed = true }
@@ -98,9 +92,6 @@ extension LayoutSystem {
                 stats.added += 1
             }
             compiled[pos] = c
-        }
-        for k in next.count..<max(next.count, old.items.count) {
-            if let pos = position[.entry(entry.id, k)] { compiled[pos].active = false }
         }
         if entry.activation == .delegate || old.activation == .delegate {
             delegateMemory = nextDelegateMemory(activation)

@@ -136,13 +136,10 @@ extension LayoutSystem {
     /// `inactive` holds the answer between edits).
     var inactiveEntries: [String] {
         var out: [String] = []
-        var index = 0
-        for entry in document.constraints {
-            let n = entry.items.count
-            var anyActive = false
-            for k in 0..<n where compiled[position[.entry(entry.id, k)] ?? index].active { anyActive = true }
-            if entry.active == false || (n > 0 && !anyActive) { out.append(entry.id) }
-            index += n
+        for (e, entry) in document.constraints.enumerated() {
+            let items = Int(entryStart[e])..<Int(entryStart[e + 1])
+            let anyActive = items.contains { compiled[$0].active }
+            if entry.active == false || (!items.isEmpty && !anyActive) { out.append(entry.id) }
         }
         return out
     }

@@ -24,7 +24,11 @@ public struct LayoutSystem: Sendable {
     /// The current compilation in processing order, and where each item sits in the solver.
     var compiled: [CompiledConstraint] = []
     var solverIDs: [ConstraintID?] = []
-    var position: [CompiledConstraint.Key: Int] = [:]
+    /// Where each view's and each entry's constraints start in `compiled` (one more than the
+    /// views / entries: the end). `compiled` is always the views' constraints in view order, then
+    /// the entries' items in entry order (see `position(of:)`).
+    var viewStart: [Int32] = []
+    var entryStart: [Int32] = []
     /// The position in `compiled` of each solver constraint (by constraint index), for diagnostics.
     var positionOfConstraint: [Int32: Int32] = [:]
     /// A delegate constraint's last state (spec: with no entry it keeps its last state).
@@ -73,10 +77,8 @@ public struct LayoutSystem: Sendable {
         positionOfConstraint = [:]
         let context = ActivationContext(document: document, delegateMemory: memory)
         indexDocument(context, index: Self.viewIndex(document))
-        compiled = compile(document, index: viewIndex, activation: context)
+        (compiled, viewStart, entryStart) = compile(document, index: viewIndex, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
-        position = Dictionary(minimumCapacity: compiled.count)
-        for (i, c) in compiled.enumerated() { position[c.key] = i }
         // Required constraints first, in processing order (which decides what breaks), then the
         // optional ones: they cannot break, a unique optimum does not depend on their order, and
         // adding preferences before the structure that pins them costs degenerate pivots.
@@ -123,10 +125,12 @@ public struct LayoutSystem: Sendable {
         let hadBroken = solver.brokenCount > 0
         let context = ActivationContext(document: newDocument, delegateMemory: delegateMemory)
         let nextIndex = Self.viewIndex(newDocument)
-        let next = compile(newDocument, index: nextIndex, activation: context)
+        let (next, nextViewStart, nextEntryStart) = compile(newDocument, index: nextIndex, activation: context)
         var nextPosition: [CompiledConstraint.Key: Int] = Dictionary(minimumCapacity: next.count)
         for (i, c) in next.enumerated() { nextPosition[c.key] = i }
         var nextIDs = [ConstraintID?](repeating: nil, count: next.count)
+        // The position in `compiled` of what each constraint of `next` keeps.
+        var previous = [Int](repeating: -1, count: next.count)
         var failed = hadBroken
 
         // Removals first.
@@ -134,6 +138,7 @@ public struct LayoutSystem: Sendable {
             guard let id = solverIDs[i] else { continue }
             if let j = nextPosition[old.key], next[j].active, next[j].hasSameShape(as: old) {
                 nextIDs[j] = id
+                previous[j] = i
                 continue
             }
             try? solver.remove(id)
@@ -144,7 +149,7 @@ public struct LayoutSystem: Sendable {
         if !failed {
             for (j, c) in next.enumerated() where c.active {
                 if let id = nextIDs[j] {
-                    let old = compiled[position[c.key]!]
+                    let old = compiled[previous[j]]
                     if old.constant != c.constant {
                         do {
                             try solver.setConstant(id, to: c.constant)
@@ -171,7 +176,8 @@ public struct LayoutSystem: Sendable {
         }
         compiled = next
         solverIDs = nextIDs
-        position = nextPosition
+        viewStart = nextViewStart
+        entryStart = nextEntryStart
         positionOfConstraint = Dictionary(minimumCapacity: next.count)
         for (j, id) in nextIDs.enumerated() { if let id { positionOfConstraint[id.index] = Int32(j) } }
         delegateMemory = nextDelegateMemory(context)

@@ -99,6 +99,8 @@ struct PatchPlanTests {
         #"{"constraints": {"b-wide": {"activation": "always"}}}"#,
         #"{"constraints": {"a-collapse": {"activation": {"when": "hidden(a)"}}}}"#,
         #"{"constraints": {"h-sides": "header.horizontal == root.horizontal + 40"}}"#,
+        #"{"constraints": {"h-height": "header.size == (300, 44)"}}"#,             // 1 item → 2
+        #"{"constraints": {"h-sides": "header.leading == root.leading + 3", "a-top": {"constant": 2}}}"#,  // 2 items → 1
         #"{"constraints": {"badge-lead": {"expr": "badge.leading == header.leading + 2"}}}"#,
         #"{"constraints": {"h-height": {"first": "header.height", "constant": 44, "relation": ">="}}}"#,
         #"{"constraints": {"a-left": {"second": "root.top"}}}"#,
