@@ -7,18 +7,26 @@ enum MediaType {
     /// The media types a PATCH accepts, for `Accept-Patch`.
     static let acceptPatch = "\(mergePatch), \(json)"
 
-    /// The type/subtype of a Content-Type value, lowercased, without parameters (`; charset=utf-8`).
-    static func essence(_ contentType: String) -> String {
-        let main = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return main.trimmingASCIIWhitespace().lowercased()
-    }
-
     /// True for `application/merge-patch+json` and `application/json` (any parameters, any case).
     /// A missing Content-Type is not accepted.
     static func isPatch(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let e = essence(contentType)
-        return e == mergePatch || e == json
+        guard var contentType else { return false }
+        // Every PATCH asks this: the exact common spellings first, without building strings.
+        if contentType == mergePatch || contentType == json { return true }
+        return contentType.withUTF8 { bytes in
+            let e = essence(bytes)
+            return e.elementsEqual(mergePatch.utf8) || e.elementsEqual(json.utf8)
+        }
+    }
+
+    /// The type/subtype's bytes (before any `;` parameters, without surrounding blanks), with
+    /// ASCII letters lowercased.
+    private static func essence(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        var start = 0
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return bytes[start..<end].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
     }
 }
 

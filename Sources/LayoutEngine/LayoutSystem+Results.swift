@@ -43,7 +43,7 @@ extension LayoutSystem {
 
     /// Frames in view order.
     public func frames(_ coordinates: Coordinates = .relative) -> [(id: String, frame: Frame)] {
-        var out: [(String, Frame)] = []
+        var out: [(id: String, frame: Frame)] = []
         out.reserveCapacity(document.views.count)
         for i in document.views.indices {
             out.append((document.views[i].id, frame(at: i, coordinates)))
