@@ -97,9 +97,19 @@ struct Row {
     }
 
     /// Turns `lhs = constant + Σ` (which holds `rhs`) into `rhs = …` (with `lhs` as a cell).
+    /// The cell of `rhs` becomes the cell of `lhs`, moved to its sorted place: the row keeps its
+    /// length, so nothing is reallocated (a pivot's row is stored at exactly its length).
     mutating func solve(_ lhs: Int32, for rhs: Int32) {
-        add(lhs, -1)
-        solve(for: rhs)
+        var i = search(rhs)
+        let c = cells[i].coefficient
+        cells.withUnsafeMutableBufferPointer { cells in
+            while i + 1 < cells.count && cells[i + 1].symbol < lhs { cells[i] = cells[i + 1]; i += 1 }
+            while i > 0 && cells[i - 1].symbol > lhs { cells[i] = cells[i - 1]; i -= 1 }
+            cells[i] = Cell(lhs, -1)
+        }
+        let k = -1.0 / c
+        constant *= k
+        for j in cells.indices { cells[j].coefficient *= k }
     }
 
     /// `self += c · other` for rows that are not indexed.
@@ -110,8 +120,8 @@ struct Row {
         add(other, times: c, inserted: &inserted, removed: &removed, scratch: &scratch)
     }
 
-    /// `self += c · other`, a linear merge of the sorted cells into a caller-owned buffer that is
-    /// swapped with the row's storage (no allocation once it has grown). Symbols that enter the
+    /// `self += c · other`, a linear merge of the sorted cells through a caller-owned buffer (no
+    /// allocation once it and the row have grown). Symbols that enter the
     /// row (slot -1) are appended to `inserted`, cells that cancel (with their slot) to `removed`,
     /// so the caller can keep its column index.
     mutating func add(_ other: Row, times c: Double, inserted: inout [Int32], removed: inout [Cell],
@@ -140,35 +150,40 @@ struct Row {
             }
             return
         }
-        out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(n + m)
-        cells.withUnsafeBufferPointer { a in
-            other.cells.withUnsafeBufferPointer { b in
-                var i = 0
-                var j = 0
-                while i < n || j < m {
-                    if j == m || (i < n && a[i].symbol < b[j].symbol) {
-                        out.append(a[i]); i += 1
-                    } else if i == n || b[j].symbol < a[i].symbol {
-                        let v = c * b[j].coefficient
-                        if abs(v) >= Row.epsilon {
-                            out.append(Cell(b[j].symbol, v)); inserted.append(b[j].symbol)
-                        }
-                        j += 1
-                    } else {
-                        let v = a[i].coefficient + c * b[j].coefficient
-                        if abs(v) >= Row.epsilon {
-                            var cell = a[i]
-                            cell.coefficient = v
-                            out.append(cell)
+        // The merge writes through raw buffers (an `append` per cell costs a capacity and a
+        // uniqueness check): the scratch array is first made long enough, then cut to size.
+        if out.count < n + m { out.append(contentsOf: repeatElement(Cell(0, 0), count: n + m - out.count)) }
+        var k = 0
+        out.withUnsafeMutableBufferPointer { o in
+            cells.withUnsafeBufferPointer { a in
+                other.cells.withUnsafeBufferPointer { b in
+                    var i = 0
+                    var j = 0
+                    while i < n || j < m {
+                        if j == m || (i < n && a[i].symbol < b[j].symbol) {
+                            o[k] = a[i]; k += 1; i += 1
+                        } else if i == n || b[j].symbol < a[i].symbol {
+                            let v = c * b[j].coefficient
+                            if abs(v) >= Row.epsilon {
+                                o[k] = Cell(b[j].symbol, v); k += 1; inserted.append(b[j].symbol)
+                            }
+                            j += 1
                         } else {
-                            removed.append(a[i])
+                            let v = a[i].coefficient + c * b[j].coefficient
+                            if abs(v) >= Row.epsilon {
+                                o[k] = a[i]; o[k].coefficient = v; k += 1
+                            } else {
+                                removed.append(a[i])
+                            }
+                            i += 1; j += 1
                         }
-                        i += 1; j += 1
                     }
                 }
             }
         }
-        swap(&cells, &out)
+        // Copied back into the row's own buffer: swapping buffers would leave the scratch with a
+        // short row's capacity, and the next merge would allocate.
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: out[0..<k])
     }
 }

@@ -105,23 +105,29 @@ extension Solver {
             scratchRemoved.removeAll(keepingCapacity: true)
             rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
             for cell in scratchRemoved { unindex(cell.symbol, slot: cell.slot) }
-            for x in scratchInserted { index(b, cell: rows[bi].search(x)) }
+            if !scratchInserted.isEmpty {
+                // The new cells are the ones without a slot yet.
+                for j in rows[bi].cells.indices where rows[bi].cells[j].slot < 0 { index(b, cell: j) }
+            }
             if kinds[bi] == .external { markDirty(b) }
             if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
+        }
+        // `s` is basic now and its column empty; the buffer is kept for when it leaves again (the
+        // dual simplex flips the same symbols back and forth).
+        if !intoReducedRowsOnly && columns[Int(s)].isEmpty {
+            column.removeAll(keepingCapacity: true)
+            swap(&column, &columns[Int(s)])
         }
         if intoReducedRowsOnly { return }
         for k in objectives.indices {
             let c = objectives[k].remove(s)
-            if c != 0 {
-                objectives[k].add(row, times: c)
-                for cell in row.cells { markCandidate(cell.symbol) }
-            }
+            if c != 0 { addRow(row, times: c, toObjective: k) }
         }
     }
 
     /// Queues a restricted row whose constant went negative for the dual simplex.
     @inline(__always)
-    mutating func pushInfeasible(_ b: Int32) { infeasible.push(b, b) }
+    mutating func pushInfeasible(_ b: Int32) { infeasible.push(b) }
 
     @inline(__always)
     mutating func markDirty(_ s: Int32) {
@@ -131,9 +137,19 @@ extension Solver {
         }
     }
 
+    /// objective[k] += c · row. Only pivotable symbols become candidates (nothing else can enter).
+    /// Dummies keep their coefficients: removing a required equality pivots its marker in and
+    /// substitutes it in the objective too.
+    mutating func addRow(_ row: Row, times c: Double, toObjective k: Int) {
+        for cell in row.cells {
+            objectives[k].add(cell.symbol, c * cell.coefficient)
+            markCandidate(cell.symbol)
+        }
+    }
+
     @inline(__always)
     mutating func markCandidate(_ s: Int32) {
-        if !isCandidate[Int(s)] {
+        if !isCandidate[Int(s)] && kinds[Int(s)].isPivotable {
             isCandidate[Int(s)] = true
             candidates.append(s)
         }
@@ -156,9 +172,7 @@ extension Solver {
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
         if isBasic[Int(s)] {
-            let row = rows[Int(s)]
-            objectives[k].add(row, times: c)
-            for cell in row.cells { markCandidate(cell.symbol) }
+            addRow(rows[Int(s)], times: c, toObjective: k)
         } else {
             objectives[k].add(s, c)
             markCandidate(s)

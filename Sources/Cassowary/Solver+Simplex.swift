@@ -211,11 +211,32 @@ extension Solver {
         }
     }
 
+    /// Exchanges a restricted `entering` symbol (non-basic) with `leaving` (basic).
+    ///
+    /// The row keeps its cells, so instead of leaving every column and joining it again it is
+    /// renamed in place: each column entry that said `leaving` now says `entering` (one write a
+    /// cell; rows of a 5,000-view grid's labels hold ~20 markers, and a resize pivots hundreds of
+    /// times). Only the entering symbol's cell leaves and the leaving symbol's cell joins.
     mutating func pivot(_ entering: Int32, _ leaving: Int32) {
-        var row = takeRow(leaving)
+        let li = Int(leaving), ei = Int(entering)
+        var row = Row()
+        swap(&row, &rows[li])
+        isBasic[li] = false
+        if kinds[li] == .external { markDirty(leaving) }
+        let j = row.search(entering)
+        let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
-        substitute(entering, row)
-        installRow(entering, row)
+        for cell in row.cells where cell.slot >= 0 {
+            columns[Int(cell.symbol)][Int(cell.slot)] = entering
+        }
+        rows[ei] = row
+        isBasic[ei] = true
+        index(entering, cell: rows[ei].search(leaving))
+        // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
+        // needs that row in place (hence after the install).
+        unindex(entering, slot: slot)
+        substitute(entering, rows[ei])
+        if rows[ei].constant < -Row.epsilon { pushInfeasible(entering) }
         statistics.pivots += 1
     }
 
@@ -276,13 +297,38 @@ extension Solver {
             rows[m].constant -= shift
             if !checkRestricted(record.marker) { inconsistent = record.marker }
         } else {
-            for b in columns[m] {
-                let bi = Int(b)
-                rows[bi].constant += rows[bi].coefficient(record.marker) * shift
-                if kinds[bi] == .external { markDirty(b) }
-                // The lowest inconsistent dummy row names the conflict (columns are unordered).
-                if !checkRestricted(b) && (inconsistent == nil || b < inconsistent!) { inconsistent = b }
+            // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
+            // what it finds for the bookkeeping below.
+            let column = columns[m], marker = record.marker
+            var negative: [Int32] = []
+            let first = dirty.count
+            kinds.withUnsafeBufferPointer { kinds in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    for b in column {
+                        let bi = Int(b)
+                        rows[bi].constant += rows[bi].coefficient(marker) * shift
+                        switch kinds[bi] {
+                        case .external: dirty.append(b)
+                        case .dummy:
+                            // The lowest inconsistent dummy row names the conflict (columns are
+                            // unordered).
+                            if abs(rows[bi].constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
+                                inconsistent = b
+                            }
+                        case .slack, .error:
+                            if rows[bi].constant < -Row.epsilon { negative.append(b) }
+                        }
+                    }
+                }
             }
+            // Each row is once in the column, so only a row already dirty can be listed twice.
+            var k = first
+            for j in first..<dirty.count {
+                let b = dirty[j]
+                if !isDirty[Int(b)] { isDirty[Int(b)] = true; dirty[k] = b; k += 1 }
+            }
+            dirty.removeLast(dirty.count - k)
+            for b in negative { pushInfeasible(b) }
         }
         return inconsistent
     }

@@ -12,7 +12,7 @@ extension Solver {
         // references cancel before they are expanded.
         // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
         // pushed twice pops with a zero coefficient and is skipped.
-        var heap = SymbolHeap()
+        var heap = StampHeap()
         for cell in acc.cells where isBasic[Int(cell.symbol)] { heap.push(cell.symbol, stamp[Int(cell.symbol)]) }
         while let x = heap.pop() {
             let c = acc.remove(x)
@@ -63,24 +63,42 @@ extension Solver {
         // One sweep in stamp (dependency) order from the oldest changed row. Non-basic symbols
         // and basic restricted ones (which no external row holds) have value 0 in `values`, so a
         // row's value is its constant plus the dot product, with no test per cell.
+        // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
+        // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
+        let order = stampOrder, stamps = stamp, basic = isBasic
+        rows.withUnsafeBufferPointer { rows in
+            columns.withUnsafeBufferPointer { columns in
+                isDirty.withUnsafeMutableBufferPointer { isDirty in
+                    values.withUnsafeMutableBufferPointer { values in
+                        Solver.sweep(order: order, from: from, stamps: stamps, isBasic: basic, rows: rows,
+                                     columns: columns, isDirty: isDirty, values: values)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func sweep(order: [Int32], from: Int, stamps: [Int32], isBasic: [Bool],
+                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<[Int32]>,
+                              isDirty: UnsafeMutableBufferPointer<Bool>, values: UnsafeMutableBufferPointer<Double>) {
         var k = from
-        let count = stampOrder.count
+        let count = order.count
         while k < count {
-            let x = stampOrder[k]
+            let x = order[k]
             k += 1
             let xi = Int(x)
-            guard isDirty[xi], isBasic[xi], Int(stamp[xi]) == k else { continue }
+            guard isDirty[xi], isBasic[xi], Int(stamps[xi]) == k else { continue }
             isDirty[xi] = false
             var v = rows[xi].constant
             rows[xi].cells.withUnsafeBufferPointer { cells in
-                values.withUnsafeBufferPointer { vals in
-                    for cell in cells { v += cell.coefficient * vals[Int(cell.symbol)] }
-                }
+                for cell in cells { v += cell.coefficient * values[Int(cell.symbol)] }
             }
             if v != values[xi] {
                 values[xi] = v
                 // Only external rows reference an external.
-                for y in columns[xi] { isDirty[Int(y)] = true }
+                columns[xi].withUnsafeBufferPointer { column in
+                    for y in column { isDirty[Int(y)] = true }
+                }
             }
         }
     }
@@ -160,12 +178,9 @@ extension Solver {
     }
 }
 
-/// A binary max-heap of symbols by a key (the install stamp when expanding; the symbol number for
-/// the dual simplex's infeasible rows).
-struct SymbolHeap {
+/// A binary max-heap of symbols by install stamp.
+struct StampHeap {
     var items: [(Int32, Int32)] = []
-    var isEmpty: Bool { items.isEmpty }
-    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
     mutating func push(_ s: Int32, _ key: Int32) {
         items.append((s, key))
         var i = items.count - 1

@@ -37,9 +37,8 @@ public struct Solver: Sendable {
     var records: [ConstraintRecord?] = []
     var edits: [Variable: ConstraintID] = [:]
 
-    /// Restricted basic rows whose constant went negative (for the dual simplex), highest symbol
-    /// first: a heap, so the order does not depend on the order of the columns that found them.
-    var infeasible = SymbolHeap()
+    /// Restricted basic rows whose constant went negative (for the dual simplex).
+    var infeasible = RowQueue()
     /// Non-basic symbols whose reduced cost may have turned negative (for the primal simplex).
     var candidates: [Int32] = []
     var isCandidate: [Bool] = []
