@@ -105,7 +105,10 @@ extension Solver {
             scratchRemoved.removeAll(keepingCapacity: true)
             rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
             for cell in scratchRemoved { unindex(cell.symbol, slot: cell.slot) }
-            if !scratchInserted.isEmpty {
+            if scratchInserted.count * 8 < rows[bi].count {
+                // A few new cells in a long row (a short row merged into a long one): find them.
+                for x in scratchInserted { index(b, cell: rows[bi].search(x)) }
+            } else if !scratchInserted.isEmpty {
                 // The new cells are the ones without a slot yet.
                 for j in rows[bi].cells.indices where rows[bi].cells[j].slot < 0 { index(b, cell: j) }
             }

@@ -65,22 +65,28 @@ extension Solver {
         // row's value is its constant plus the dot product, with no test per cell.
         // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
-        let order = stampOrder, stamps = stamp, basic = isBasic
-        rows.withUnsafeBufferPointer { rows in
-            columns.withUnsafeBufferPointer { columns in
-                isDirty.withUnsafeMutableBufferPointer { isDirty in
-                    values.withUnsafeMutableBufferPointer { values in
-                        Solver.sweep(order: order, from: from, stamps: stamps, isBasic: basic, rows: rows,
-                                     columns: columns, isDirty: isDirty, values: values)
+        stampOrder.withUnsafeBufferPointer { order in
+            stamp.withUnsafeBufferPointer { stamps in
+                isBasic.withUnsafeBufferPointer { isBasic in
+                    rows.withUnsafeBufferPointer { rows in
+                        columns.withUnsafeBufferPointer { columns in
+                            isDirty.withUnsafeMutableBufferPointer { isDirty in
+                                values.withUnsafeMutableBufferPointer { values in
+                                    Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
+                                                 rows: rows, columns: columns, isDirty: isDirty, values: values)
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
     }
 
-    private static func sweep(order: [Int32], from: Int, stamps: [Int32], isBasic: [Bool],
-                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<[Int32]>,
-                              isDirty: UnsafeMutableBufferPointer<Bool>, values: UnsafeMutableBufferPointer<Double>) {
+    private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
+                              isBasic: UnsafeBufferPointer<Bool>, rows: UnsafeBufferPointer<Row>,
+                              columns: UnsafeBufferPointer<[Int32]>, isDirty: UnsafeMutableBufferPointer<Bool>,
+                              values: UnsafeMutableBufferPointer<Double>) {
         var k = from
         let count = order.count
         while k < count {
