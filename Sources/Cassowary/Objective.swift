@@ -1,27 +1,59 @@
-/// One level of the lexicographic objective, as a sparse sorted row.
+/// One level of the lexicographic objective: a coefficient per symbol number (0 where absent).
 ///
-/// An objective level holds every error symbol of its priority (thousands in a large layout),
-/// while each pivot changes only the few symbols of one short row: updates are binary-search
-/// edits in place, never a merge over the whole objective, and a small session pays only for the
-/// symbols its levels actually hold.
+/// An objective level holds every error symbol of its priority (thousands in a large layout), and
+/// every pivot removes the entering symbol and adds the leaving row's few symbols. A sorted sparse
+/// row paid a memmove of the whole level for each of those edits (the largest cost of a 5,000-view
+/// grid resize, with hundreds of dual pivots); indexed by symbol, each is O(1), and so is every
+/// reduced-cost lookup of the ratio tests. The array grows only up to the highest symbol the level
+/// has held, 8 bytes a symbol.
 struct Objective {
-    var row = Row()
+    var coefficients: [Double] = []
+    var constant: Double = 0
 
     init() {}
 
-    @inline(__always) func coefficient(_ s: Int32) -> Double { row.coefficient(s) }
+    @inline(__always)
+    func coefficient(_ s: Int32) -> Double {
+        let i = Int(s)
+        return i < coefficients.count ? coefficients[i] : 0
+    }
 
+    /// Removes `s`, returning its coefficient (0 if absent).
     @discardableResult
-    @inline(__always) mutating func remove(_ s: Int32) -> Double { row.remove(s) }
+    @inline(__always)
+    mutating func remove(_ s: Int32) -> Double {
+        let i = Int(s)
+        guard i < coefficients.count else { return 0 }
+        let c = coefficients[i]
+        coefficients[i] = 0
+        return c
+    }
 
-    @inline(__always) mutating func add(_ s: Int32, _ c: Double) { row.add(s, c) }
+    /// Adds `c·s`; as in a `Row`, a coefficient that falls below `Row.epsilon` is dropped.
+    @inline(__always)
+    mutating func add(_ s: Int32, _ c: Double) {
+        let i = Int(s)
+        if i >= coefficients.count {
+            if abs(c) < Row.epsilon { return }
+            coefficients.append(contentsOf: repeatElement(0, count: i + 1 - coefficients.count))
+        }
+        let v = coefficients[i] + c
+        coefficients[i] = abs(v) < Row.epsilon ? 0 : v
+    }
 
     /// `self += c · other`.
     mutating func add(_ other: Row, times c: Double) {
-        row.constant += c * other.constant
-        for j in other.symbols.indices { row.add(other.symbols[j], c * other.coefficients[j]) }
+        constant += c * other.constant
+        for cell in other.cells { add(cell.symbol, c * cell.coefficient) }
+    }
+
+    /// Drops the entries of symbols numbered `count` and above (which must be 0).
+    mutating func truncate(to count: Int) {
+        if coefficients.count > count { coefficients.removeLast(coefficients.count - count) }
     }
 
     /// Symbols with a non-zero coefficient, ascending.
-    var symbols: [Int32] { row.symbols }
+    var symbols: [Int32] {
+        coefficients.indices.filter { coefficients[$0] != 0 }.map { Int32($0) }
+    }
 }

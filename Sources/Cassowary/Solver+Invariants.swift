@@ -21,7 +21,8 @@ extension Solver {
                     out.append("dummy row \(i) holds a non-dummy symbol")
                 }
             }
-            for (k, s) in row.symbols.enumerated() {
+            for (k, cell) in row.cells.enumerated() {
+                let s = cell.symbol
                 let si = Int(s)
                 if isBasic[si] && (restricted || kinds[si] != .external) {
                     out.append("row \(i) holds basic symbol \(s)")
@@ -29,11 +30,15 @@ extension Solver {
                 if restricted && kinds[si] == .external { out.append("restricted row \(i) holds external \(s)") }
                 if isBasic[si] && stamp[si] >= stamp[i] { out.append("row \(i) references a newer row \(s)") }
                 if isBasic[si] && !restricted && stamp[i] == 0 { out.append("reduced row \(i) references \(s)") }
-                if k > 0 && row.symbols[k - 1] >= s { out.append("row \(i) is not sorted") }
+                if k > 0 && row.cells[k - 1].symbol >= s { out.append("row \(i) is not sorted") }
+                let slot = Int(cell.slot)
+                if slot < 0 || slot >= columns[si].count || columns[si][slot] != Int32(i) {
+                    out.append("row \(i)'s cell \(s) has slot \(slot), not its place in the column")
+                }
                 expected[si].append(Int32(i))
             }
         }
-        for s in columns.indices where columns[s] != expected[s] {
+        for s in columns.indices where columns[s].sorted() != expected[s] {
             out.append("column \(s) is \(columns[s]), rows say \(expected[s])")
         }
         for (k, objective) in objectives.enumerated() {

@@ -23,44 +23,45 @@ extension Solver {
         kinds.removeLast(n); rows.removeLast(n); isBasic.removeLast(n)
         columns.removeLast(n); owner.removeLast(n); isCandidate.removeLast(n)
         stamp.removeLast(n); values.removeLast(n); isDirty.removeLast(n)
+        for k in objectives.indices { objectives[k].truncate(to: count) }
         dirty.removeAll { Int($0) >= count }
         candidates.removeAll { Int($0) >= count }
     }
 
+    /// Adds basic row `b` to the column of `cells[j]`'s symbol, recording the slot in the cell.
     @inline(__always)
-    static func insertSorted(_ array: inout [Int32], _ v: Int32) {
-        // Appends are the common case: new rows have the highest symbol numbers.
-        if array.isEmpty || array[array.count - 1] < v { array.append(v); return }
-        var lo = 0, hi = array.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if array[mid] < v { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < array.count && array[lo] == v { return }
-        array.insert(v, at: lo)
+    mutating func index(_ b: Int32, cell j: Int) {
+        let sym = Int(rows[Int(b)].cells[j].symbol)
+        rows[Int(b)].cells[j].slot = Int32(columns[sym].count)
+        columns[sym].append(b)
     }
 
+    /// Removes the entry at `slot` from the column of `s` in O(1): the column's last entry moves
+    /// into the slot and its row's cell learns the new slot. Columns are therefore unordered;
+    /// every decision that reads one breaks ties by symbol number explicitly (Bland's rule needs
+    /// it), so column order never changes a result.
     @inline(__always)
-    static func removeSorted(_ array: inout [Int32], _ v: Int32) {
-        var lo = 0, hi = array.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if array[mid] < v { lo = mid + 1 } else { hi = mid }
+    mutating func unindex(_ s: Int32, slot: Int32) {
+        let si = Int(s)
+        let last = columns[si].removeLast()
+        if Int(slot) < columns[si].count {
+            columns[si][Int(slot)] = last
+            let j = rows[Int(last)].search(s)
+            rows[Int(last)].cells[j].slot = slot
         }
-        if lo < array.count && array[lo] == v { array.remove(at: lo) }
     }
 
     /// Makes `s` basic with `row`, indexing its cells.
-    mutating func installRow(_ s: Int32, _ row: Row) {
+    mutating func installRow(_ s: Int32, _ row: consuming Row) {
         let i = Int(s)
-        for sym in row.symbols { Solver.insertSorted(&columns[Int(sym)], s) }
         rows[i] = row
+        for j in rows[i].cells.indices { index(s, cell: j) }
         isBasic[i] = true
         if kinds[i] == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
             // 0, before every row that may come to reference it.
-            if row.symbols.contains(where: { isBasic[Int($0)] }) {
+            if rows[i].cells.contains(where: { isBasic[Int($0.symbol)] }) {
                 nextStamp += 1
                 stamp[i] = nextStamp
                 stampOrder.append(s)
@@ -69,7 +70,7 @@ extension Solver {
             }
             markDirty(s)
         }
-        if kinds[i].isRestricted && row.constant < -Row.epsilon { infeasible.append(s) }
+        if kinds[i].isRestricted && rows[i].constant < -Row.epsilon { pushInfeasible(s) }
     }
 
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
@@ -79,7 +80,10 @@ extension Solver {
         swap(&row, &rows[i])
         isBasic[i] = false
         if kinds[i] == .external { markDirty(s) }
-        for sym in row.symbols { Solver.removeSorted(&columns[Int(sym)], s) }
+        for j in row.cells.indices {
+            unindex(row.cells[j].symbol, slot: row.cells[j].slot)
+            row.cells[j].slot = -1
+        }
         return row
     }
 
@@ -89,30 +93,44 @@ extension Solver {
         var column: [Int32] = []
         swap(&column, &columns[Int(s)])
         if intoReducedRowsOnly {
-            columns[Int(s)] = column.filter { stamp[Int($0)] != 0 }
+            // The rows that keep `s` as a reference are re-indexed (their slots change).
+            for b in column where stamp[Int(b)] != 0 { index(b, cell: rows[Int(b)].search(s)) }
             column = column.filter { stamp[Int($0)] == 0 }
         }
         for b in column {
             let bi = Int(b)
+            // The cell's slot needs no update: s's column is being emptied.
             let c = rows[bi].remove(s)
             scratchInserted.removeAll(keepingCapacity: true)
             scratchRemoved.removeAll(keepingCapacity: true)
-            rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved,
-                         scratchSymbols: &mergeSymbols, scratchCoefficients: &mergeCoefficients)
-            for x in scratchInserted { Solver.insertSorted(&columns[Int(x)], b) }
-            for x in scratchRemoved { Solver.removeSorted(&columns[Int(x)], b) }
+            rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
+            for cell in scratchRemoved { unindex(cell.symbol, slot: cell.slot) }
+            if scratchInserted.count * 8 < rows[bi].count {
+                // A few new cells in a long row (a short row merged into a long one): find them.
+                for x in scratchInserted { index(b, cell: rows[bi].search(x)) }
+            } else if !scratchInserted.isEmpty {
+                // The new cells are the ones without a slot yet.
+                for j in rows[bi].cells.indices where rows[bi].cells[j].slot < 0 { index(b, cell: j) }
+            }
             if kinds[bi] == .external { markDirty(b) }
-            if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { infeasible.append(b) }
+            if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
+        }
+        // `s` is basic now and its column empty; the buffer is kept for when it leaves again (the
+        // dual simplex flips the same symbols back and forth).
+        if !intoReducedRowsOnly && columns[Int(s)].isEmpty {
+            column.removeAll(keepingCapacity: true)
+            swap(&column, &columns[Int(s)])
         }
         if intoReducedRowsOnly { return }
         for k in objectives.indices {
             let c = objectives[k].remove(s)
-            if c != 0 {
-                objectives[k].add(row, times: c)
-                for x in row.symbols { markCandidate(x) }
-            }
+            if c != 0 { addRow(row, times: c, toObjective: k) }
         }
     }
+
+    /// Queues a restricted row whose constant went negative for the dual simplex.
+    @inline(__always)
+    mutating func pushInfeasible(_ b: Int32) { infeasible.push(b) }
 
     @inline(__always)
     mutating func markDirty(_ s: Int32) {
@@ -122,9 +140,19 @@ extension Solver {
         }
     }
 
+    /// objective[k] += c · row. Only pivotable symbols become candidates (nothing else can enter).
+    /// Dummies keep their coefficients: removing a required equality pivots its marker in and
+    /// substitutes it in the objective too.
+    mutating func addRow(_ row: Row, times c: Double, toObjective k: Int) {
+        for cell in row.cells {
+            objectives[k].add(cell.symbol, c * cell.coefficient)
+            markCandidate(cell.symbol)
+        }
+    }
+
     @inline(__always)
     mutating func markCandidate(_ s: Int32) {
-        if !isCandidate[Int(s)] {
+        if !isCandidate[Int(s)] && kinds[Int(s)].isPivotable {
             isCandidate[Int(s)] = true
             candidates.append(s)
         }
@@ -147,9 +175,7 @@ extension Solver {
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
         if isBasic[Int(s)] {
-            let row = rows[Int(s)]
-            objectives[k].add(row, times: c)
-            for x in row.symbols { markCandidate(x) }
+            addRow(rows[Int(s)], times: c, toObjective: k)
         } else {
             objectives[k].add(s, c)
             markCandidate(s)

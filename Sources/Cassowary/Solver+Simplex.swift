@@ -6,8 +6,10 @@ extension Solver {
     /// references, nothing is substituted. Returns false when the row has no fresh external.
     mutating func installWithFreshSubject(_ row: inout Row) -> Bool {
         guard let x = freshSubject(row) else { return false }
-        row.solve(for: x)
-        installRow(x, row)
+        var r = Row()
+        swap(&r, &row)
+        r.solve(for: x)
+        installRow(x, r)
         return true
     }
 
@@ -29,7 +31,9 @@ extension Solver {
         } else if columns[Int(subject)].contains(where: { stamp[Int($0)] == 0 }) {
             substitute(subject, row, intoReducedRowsOnly: true)
         }
-        installRow(subject, row)
+        var r = Row()
+        swap(&r, &row)
+        installRow(subject, r)
         return true
     }
 
@@ -88,10 +92,10 @@ extension Solver {
     func chooseSubject(_ row: Row, _ record: ConstraintRecord) -> Int32? {
         var best: Int32 = -1
         var bestCost = Int.max
-        for s in row.symbols where kinds[Int(s)] == .external {
-            let cost = columns[Int(s)].count
+        for cell in row.cells where kinds[Int(cell.symbol)] == .external {
+            let cost = columns[Int(cell.symbol)].count
             if cost < bestCost {
-                best = s
+                best = cell.symbol
                 bestCost = cost
                 if cost == 0 { break }
             }
@@ -115,7 +119,7 @@ extension Solver {
         var artificial = Objective()
         artificial.add(row, times: 1)
         objectives.insert(artificial, at: 0)
-        for s in row.symbols { markCandidate(s) }
+        for cell in row.cells { markCandidate(cell.symbol) }
         optimize()
         let artificialObjective = objectives.removeFirst()
         levelKeys.removeFirst()
@@ -130,7 +134,7 @@ extension Solver {
             if !r.isEmpty {
                 // art is 0: swap it for a pivotable symbol of its row, else (a redundant equality)
                 // for a dummy, so that the row's information stays in the tableau.
-                let entering = r.symbols.first { kinds[Int($0)].isPivotable } ?? r.symbols[0]
+                let entering = r.cells.first { kinds[Int($0.symbol)].isPivotable }?.symbol ?? r.cells[0].symbol
                 r.solve(art, for: entering)
                 substitute(entering, r)
                 installRow(entering, r)
@@ -192,7 +196,8 @@ extension Solver {
                 // the entering symbol in either direction.
                 if c < 0 || (kind == .dummy && c != 0) {
                     let r = abs(rows[bi].constant / c)
-                    if r < best { best = r; leaving = b }
+                    // Columns are unordered: ties go to the lowest symbol explicitly (Bland).
+                    if r < best || (r == best && b < leaving) { best = r; leaving = b }
                 }
             }
             if leaving < 0 {
@@ -206,26 +211,47 @@ extension Solver {
         }
     }
 
+    /// Exchanges a restricted `entering` symbol (non-basic) with `leaving` (basic).
+    ///
+    /// The row keeps its cells, so instead of leaving every column and joining it again it is
+    /// renamed in place: each column entry that said `leaving` now says `entering` (one write a
+    /// cell; rows of a 5,000-view grid's labels hold ~20 markers, and a resize pivots hundreds of
+    /// times). Only the entering symbol's cell leaves and the leaving symbol's cell joins.
     mutating func pivot(_ entering: Int32, _ leaving: Int32) {
-        var row = takeRow(leaving)
+        let li = Int(leaving), ei = Int(entering)
+        var row = Row()
+        swap(&row, &rows[li])
+        isBasic[li] = false
+        if kinds[li] == .external { markDirty(leaving) }
+        let j = row.search(entering)
+        let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
-        substitute(entering, row)
-        installRow(entering, row)
+        for cell in row.cells where cell.slot >= 0 {
+            columns[Int(cell.symbol)][Int(cell.slot)] = entering
+        }
+        rows[ei] = row
+        isBasic[ei] = true
+        index(entering, cell: rows[ei].search(leaving))
+        // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
+        // needs that row in place (hence after the install).
+        unindex(entering, slot: slot)
+        substitute(entering, rows[ei])
+        if rows[ei].constant < -Row.epsilon { pushInfeasible(entering) }
         statistics.pivots += 1
     }
 
     /// The dual simplex: restores feasibility after constants changed, keeping optimality.
     /// - Returns: nil on success, else the basic symbol of a row that cannot be made feasible.
     mutating func dualOptimize() -> Int32? {
-        while let leaving = infeasible.popLast() {
+        while let leaving = infeasible.pop() {
             let li = Int(leaving)
             guard isBasic[li], kinds[li].isRestricted, rows[li].constant < -Row.epsilon else { continue }
             var entering: Int32 = -1
             var enteringCoefficient = 0.0
             let row = rows[li]
-            for j in row.symbols.indices {
-                let s = row.symbols[j]
-                let c = row.coefficients[j]
+            for cell in row.cells {
+                let s = cell.symbol
+                let c = cell.coefficient
                 guard c > Row.epsilon, kinds[Int(s)].isPivotable else { continue }
                 if entering < 0 || ratioLess(s, c, entering, enteringCoefficient) {
                     entering = s
@@ -242,9 +268,9 @@ extension Solver {
     }
 
     mutating func collectInfeasibleRows() {
-        infeasible.removeAll(keepingCapacity: true)
+        infeasible.removeAll()
         for i in isBasic.indices where isBasic[i] && kinds[i].isRestricted && kinds[i] != .dummy {
-            if rows[i].constant < -Row.epsilon { infeasible.append(Int32(i)) }
+            if rows[i].constant < -Row.epsilon { pushInfeasible(Int32(i)) }
         }
     }
 
@@ -266,17 +292,43 @@ extension Solver {
         let shift = record.rowScale * delta / record.markerCoefficient
         let m = Int(record.marker)
         var inconsistent: Int32? = nil
-        infeasible.removeAll(keepingCapacity: true)
+        infeasible.removeAll()
         if isBasic[m] {
             rows[m].constant -= shift
             if !checkRestricted(record.marker) { inconsistent = record.marker }
         } else {
-            for b in columns[m] {
-                let bi = Int(b)
-                rows[bi].constant += rows[bi].coefficient(record.marker) * shift
-                if kinds[bi] == .external { markDirty(b) }
-                if !checkRestricted(b) && inconsistent == nil { inconsistent = b }
+            // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
+            // what it finds for the bookkeeping below.
+            let column = columns[m], marker = record.marker
+            var negative: [Int32] = []
+            let first = dirty.count
+            kinds.withUnsafeBufferPointer { kinds in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    for b in column {
+                        let bi = Int(b)
+                        rows[bi].constant += rows[bi].coefficient(marker) * shift
+                        switch kinds[bi] {
+                        case .external: dirty.append(b)
+                        case .dummy:
+                            // The lowest inconsistent dummy row names the conflict (columns are
+                            // unordered).
+                            if abs(rows[bi].constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
+                                inconsistent = b
+                            }
+                        case .slack, .error:
+                            if rows[bi].constant < -Row.epsilon { negative.append(b) }
+                        }
+                    }
+                }
             }
+            // Each row is once in the column, so only a row already dirty can be listed twice.
+            var k = first
+            for j in first..<dirty.count {
+                let b = dirty[j]
+                if !isDirty[Int(b)] { isDirty[Int(b)] = true; dirty[k] = b; k += 1 }
+            }
+            dirty.removeLast(dirty.count - k)
+            for b in negative { pushInfeasible(b) }
         }
         return inconsistent
     }
@@ -288,7 +340,7 @@ extension Solver {
         case .external: return true
         case .dummy: return abs(rows[bi].constant) < 1e-8
         case .slack, .error:
-            if rows[bi].constant < -Row.epsilon { infeasible.append(b) }
+            if rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
             return true
         }
     }
@@ -312,7 +364,7 @@ extension Solver {
             // Only external rows hold the marker. A row may hold it directly and through its
             // references too: pivot on the first whose full (expanded) coefficient is non-zero.
             var pivoted = false
-            for x in columns[Int(m)] {
+            for x in columns[Int(m)].sorted() {
                 var full = rows[Int(x)]
                 expand(&full)
                 guard full.coefficient(m) != 0 else { continue }
@@ -350,16 +402,17 @@ extension Solver {
     func markerLeavingRow(_ m: Int32) -> Int32? {
         var r1 = Double.infinity, r2 = Double.infinity
         var first: Int32 = -1, second: Int32 = -1
-        for b in columns[Int(m)] where kinds[Int(b)] == .dummy { return b }
+        // Columns are unordered: every choice takes the lowest symbol among equals explicitly.
+        if let d = columns[Int(m)].lazy.filter({ self.kinds[Int($0)] == .dummy }).min() { return d }
         for b in columns[Int(m)] where kinds[Int(b)] != .external {
             let bi = Int(b)
             let c = rows[bi].coefficient(m)
             if c < 0 {
                 let r = -rows[bi].constant / c
-                if r < r1 { r1 = r; first = b }
+                if r < r1 || (r == r1 && b < first) { r1 = r; first = b }
             } else {
                 let r = rows[bi].constant / c
-                if r < r2 { r2 = r; second = b }
+                if r < r2 || (r == r2 && b < second) { r2 = r; second = b }
             }
         }
         if first >= 0 { return first }

@@ -6,21 +6,20 @@
 extension Solver {
     /// Replaces every basic external in `row` by its row, recursively, newest first.
     mutating func expand(_ row: inout Row) {
-        guard row.symbols.contains(where: { isBasic[Int($0)] }) else { return }
+        guard row.cells.contains(where: { isBasic[Int($0.symbol)] }) else { return }
         var acc = row
         // Newest first (a max-heap on the install stamp): a row references older rows, so shared
         // references cancel before they are expanded.
         // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
         // pushed twice pops with a zero coefficient and is skipped.
         var heap = StampHeap()
-        for s in acc.symbols where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
+        for cell in acc.cells where isBasic[Int(cell.symbol)] { heap.push(cell.symbol, stamp[Int(cell.symbol)]) }
         while let x = heap.pop() {
             let c = acc.remove(x)
             if c == 0 { continue }
             scratchInserted.removeAll(keepingCapacity: true)
             scratchRemoved.removeAll(keepingCapacity: true)
-            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved,
-                    scratchSymbols: &mergeSymbols, scratchCoefficients: &mergeCoefficients)
+            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
             for s in scratchInserted where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
         }
         row = acc
@@ -29,8 +28,9 @@ extension Solver {
     /// A non-basic external of the row that no row references: making it basic with the row as it
     /// stands creates no cycle and needs no substitution (ties: lowest symbol).
     func freshSubject(_ row: Row) -> Int32? {
-        for s in row.symbols where kinds[Int(s)] == .external && !isBasic[Int(s)] && columns[Int(s)].isEmpty {
-            return s
+        for cell in row.cells {
+            let s = cell.symbol
+            if kinds[Int(s)] == .external && !isBasic[Int(s)] && columns[Int(s)].isEmpty { return s }
         }
         return nil
     }
@@ -63,26 +63,48 @@ extension Solver {
         // One sweep in stamp (dependency) order from the oldest changed row. Non-basic symbols
         // and basic restricted ones (which no external row holds) have value 0 in `values`, so a
         // row's value is its constant plus the dot product, with no test per cell.
-        var k = from
-        let count = stampOrder.count
-        while k < count {
-            let x = stampOrder[k]
-            k += 1
-            let xi = Int(x)
-            guard isDirty[xi], isBasic[xi], Int(stamp[xi]) == k else { continue }
-            isDirty[xi] = false
-            var v = rows[xi].constant
-            rows[xi].symbols.withUnsafeBufferPointer { syms in
-                rows[xi].coefficients.withUnsafeBufferPointer { coefs in
-                    values.withUnsafeBufferPointer { vals in
-                        for j in 0..<syms.count { v += coefs[j] * vals[Int(syms[j])] }
+        // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
+        // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
+        stampOrder.withUnsafeBufferPointer { order in
+            stamp.withUnsafeBufferPointer { stamps in
+                isBasic.withUnsafeBufferPointer { isBasic in
+                    rows.withUnsafeBufferPointer { rows in
+                        columns.withUnsafeBufferPointer { columns in
+                            isDirty.withUnsafeMutableBufferPointer { isDirty in
+                                values.withUnsafeMutableBufferPointer { values in
+                                    Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
+                                                 rows: rows, columns: columns, isDirty: isDirty, values: values)
+                                }
+                            }
+                        }
                     }
                 }
+            }
+        }
+    }
+
+    private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
+                              isBasic: UnsafeBufferPointer<Bool>, rows: UnsafeBufferPointer<Row>,
+                              columns: UnsafeBufferPointer<[Int32]>, isDirty: UnsafeMutableBufferPointer<Bool>,
+                              values: UnsafeMutableBufferPointer<Double>) {
+        var k = from
+        let count = order.count
+        while k < count {
+            let x = order[k]
+            k += 1
+            let xi = Int(x)
+            guard isDirty[xi], isBasic[xi], Int(stamps[xi]) == k else { continue }
+            isDirty[xi] = false
+            var v = rows[xi].constant
+            rows[xi].cells.withUnsafeBufferPointer { cells in
+                for cell in cells { v += cell.coefficient * values[Int(cell.symbol)] }
             }
             if v != values[xi] {
                 values[xi] = v
                 // Only external rows reference an external.
-                for y in columns[xi] { isDirty[Int(y)] = true }
+                columns[xi].withUnsafeBufferPointer { column in
+                    for y in column { isDirty[Int(y)] = true }
+                }
             }
         }
     }
@@ -96,15 +118,15 @@ extension Solver {
             if memo[t] != nil { stack.removeLast(); continue }
             let row = rows[Int(t)]
             var missing = false
-            for s in row.symbols where isBasic[Int(s)] && memo[s] == nil {
-                stack.append(s)
+            for cell in row.cells where isBasic[Int(cell.symbol)] && memo[cell.symbol] == nil {
+                stack.append(cell.symbol)
                 missing = true
             }
             if missing { continue }
             stack.removeLast()
             var v = row.constant
-            for j in row.symbols.indices where isBasic[Int(row.symbols[j])] {
-                v += row.coefficients[j] * memo[row.symbols[j]]!
+            for cell in row.cells where isBasic[Int(cell.symbol)] {
+                v += cell.coefficient * memo[cell.symbol]!
             }
             memo[t] = v
         }
@@ -131,8 +153,9 @@ extension Solver {
             while let t = stack.last {
                 if state[t] == nil {
                     state[t] = 1
-                    for r in rows[Int(t)].symbols where isBasic[Int(r)] && seen.contains(r) && state[r] == nil {
-                        stack.append(r)
+                    for cell in rows[Int(t)].cells {
+                        let r = cell.symbol
+                        if isBasic[Int(r)] && seen.contains(r) && state[r] == nil { stack.append(r) }
                     }
                     continue
                 }
@@ -145,9 +168,12 @@ extension Solver {
         for x in order {
             let row = rows[Int(x)]
             var v = 0.0
-            for j in row.symbols.indices {
-                let sym = row.symbols[j]
-                if sym == s { v += row.coefficients[j] } else if let r = rate[sym] { v += row.coefficients[j] * r }
+            for cell in row.cells {
+                if cell.symbol == s {
+                    v += cell.coefficient
+                } else if let r = rate[cell.symbol] {
+                    v += cell.coefficient * r
+                }
             }
             rate[x] = v
         }
@@ -158,7 +184,7 @@ extension Solver {
     }
 }
 
-/// A binary max-heap of symbols by stamp.
+/// A binary max-heap of symbols by install stamp.
 struct StampHeap {
     var items: [(Int32, Int32)] = []
     mutating func push(_ s: Int32, _ key: Int32) {

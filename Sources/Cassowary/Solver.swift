@@ -24,7 +24,8 @@ public struct Solver: Sendable {
     /// The row of each basic symbol (meaningful only where `isBasic`).
     var rows: [Row] = []
     var isBasic: [Bool] = []
-    /// For each symbol, the basic symbols whose rows hold it, ascending.
+    /// For each symbol, the basic symbols whose rows hold it, in no particular order (each cell
+    /// records its slot, so a row leaves a column in O(1)).
     var columns: [[Int32]] = []
     /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
     var owner: [Int32] = []
@@ -37,7 +38,7 @@ public struct Solver: Sendable {
     var edits: [Variable: ConstraintID] = [:]
 
     /// Restricted basic rows whose constant went negative (for the dual simplex).
-    var infeasible: [Int32] = []
+    var infeasible = RowQueue()
     /// Non-basic symbols whose reduced cost may have turned negative (for the primal simplex).
     var candidates: [Int32] = []
     var isCandidate: [Bool] = []
@@ -57,10 +58,9 @@ public struct Solver: Sendable {
     var isDirty: [Bool] = []
     var valuesStale: Bool { !dirty.isEmpty }
 
-    var mergeSymbols: [Int32] = []
-    var mergeCoefficients: [Double] = []
+    var mergeCells: [Cell] = []
     var scratchInserted: [Int32] = []
-    var scratchRemoved: [Int32] = []
+    var scratchRemoved: [Cell] = []
 
     public internal(set) var statistics = SolverStatistics()
     /// How many held constraints are broken (so that asking is O(1) when none are).
@@ -224,7 +224,7 @@ public struct Solver: Sendable {
         for i in isBasic.indices where isBasic[i] {
             s.rows += 1
             s.cells += rows[i].count
-            for sym in rows[i].symbols where kinds[Int(sym)] == .dummy { s.dummyCells += 1 }
+            for cell in rows[i].cells where kinds[Int(cell.symbol)] == .dummy { s.dummyCells += 1 }
         }
         s.levels = levelKeys.count
         return s
