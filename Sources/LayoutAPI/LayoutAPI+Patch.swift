@@ -90,8 +90,10 @@ extension LayoutAPI {
                                _ timing: inout ServerTiming, edit: (inout LayoutSystem) -> EditStats,
                                canonical: (inout CanonicalDocument) -> Void) -> PatchOutcome {
         let t2 = ContinuousClock.now
+        // The default answer (changed frames, relative) comes from refreshing `st.frames` in place.
+        let inPlace = !options.allFrames && !options.absolute
         let before: [(id: String, frame: Frame)]? =
-            options.allFrames ? nil : (options.absolute ? st.system.frames(.absolute) : st.frames)
+            options.allFrames || inPlace ? nil : st.system.frames(.absolute)
         let stats: EditStats
         let diagnostics: Diagnostics
         if options.strict {
@@ -109,10 +111,15 @@ extension LayoutAPI {
         canonical(&st.canonical)
         st.revision += 1
         st.diagnostics = diagnostics
-        st.frames = st.system.frames(.relative)
+        let changed = st.refreshFrames()
         session.events.publish(st)
-        let after = options.absolute ? st.system.frames(.absolute) : st.frames
-        let frames = before.map { changedFrames(from: $0, to: after) } ?? after
+        let frames: [(id: String, frame: Frame)]
+        if inPlace {
+            frames = changed
+        } else {
+            let after = options.absolute ? st.system.frames(.absolute) : st.frames
+            frames = before.map { changedFrames(from: $0, to: after) } ?? after
+        }
         timing.solve = ContinuousClock.now - t2
         return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)
     }

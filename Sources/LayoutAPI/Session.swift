@@ -45,3 +45,27 @@ struct SessionState: Sendable {
         self.frames = system.frames(.relative)
     }
 }
+
+extension SessionState {
+    /// Brings `frames` up to date with `system` and returns the frames that changed (new views
+    /// included), in view order. When the views are the same as before (the usual edit), the
+    /// array is updated in place, position by position.
+    mutating func refreshFrames() -> [(id: String, frame: Frame)] {
+        let views = system.document.views
+        var changed: [(id: String, frame: Frame)] = []
+        if frames.count == views.count, zip(frames, views).allSatisfy({ $0.id == $1.id }) {
+            for i in views.indices {
+                let f = system.frame(at: i, .relative)
+                if f != frames[i].frame {
+                    frames[i].frame = f
+                    changed.append(frames[i])
+                }
+            }
+            return changed
+        }
+        let after = system.frames(.relative)
+        changed = LayoutAPI.changedFrames(from: frames, to: after)
+        frames = after
+        return changed
+    }
+}

@@ -57,7 +57,7 @@ extension LayoutSystem {
     }
 
     /// The frame of `document.views[i]`.
-    func frame(at i: Int, _ coordinates: Coordinates) -> Frame {
+    public func frame(at i: Int, _ coordinates: Coordinates) -> Frame {
         guard i < frameSlots.count, let v = frameSlots[i].own else { return Frame(x: 0, y: 0, width: 0, height: 0) }
         let slot = frameSlots[i]
         var x = solver.value(v.minX), y = solver.value(v.minY)

@@ -1,3 +1,4 @@
+import TestSupport
 import JSON
 import Testing
 
@@ -136,5 +137,38 @@ struct JSONWriterTests {
         #expect(pretty == expected)
         #expect(try JSONParser.parse(pretty) == v)
         #expect(JSONWriter.prettyString(.number(2)) == "2")
+    }
+}
+
+@Suite("JSONWriter numbers")
+struct JSONWriterNumberTests {
+    static func written(_ d: Double) -> String {
+        var w = JSONWriter()
+        w.appendNumber(d)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    @Test("short decimals are written as they read", arguments: [
+        (6.5, "6.5"), (-0.25, "-0.25"), (0.05, "0.05"), (0.001, "0.001"), (123456.125, "123456.125"),
+        (-7.5, "-7.5"), (0.1, "0.1"), (1e-7, "1e-07"), (0.30000000000000004, "0.30000000000000004"),
+    ])
+    func shortDecimals(_ d: Double, _ text: String) {
+        #expect(Self.written(d) == text)
+    }
+
+    @Test("every finite number reads back as the same double")
+    func roundTrip() throws {
+        var rng = SeededGenerator(seed: 11)
+        for i in 0..<20_000 {
+            let d: Double
+            switch i % 4 {
+            case 0: d = Double(Int.random(in: -2_000_000...2_000_000, using: &rng)) / 1000
+            case 1: d = Double(Int.random(in: -4000...4000, using: &rng)) / 8
+            case 2: d = Double.random(in: -1e6...1e6, using: &rng)
+            default: d = Double(Int.random(in: -999_999...999_999, using: &rng)) / 1000 + 1e8
+            }
+            let back = try JSONParser.parse(Self.written(d))
+            #expect(back == .number(d), "\(d) written as \(Self.written(d))")
+        }
     }
 }
