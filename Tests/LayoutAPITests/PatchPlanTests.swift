@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutEngine
@@ -141,6 +142,79 @@ struct PatchPlanTests {
             #expect(a["document"] == b["document"], "\(patch)")
             #expect(a["frames"] == b["frames"], "\(patch)")
             #expect(a["diagnostics"] == b["diagnostics"], "\(patch)")
+        }
+    }
+}
+
+/// Long random sequences of member patches (valid and invalid) on one session: after every step
+/// the session equals a fresh session of the document as patched so far.
+@Suite("Member patches in sequence")
+struct MemberPatchSequenceTests {
+    static let viewChanges: [(String, String)] = [
+        ("root", #"{"frame": {"width": W}}"#), ("root", #"{"frame": {"height": W}}"#),
+        ("a", #"{"hidden": B}"#), ("b", #"{"hidden": B}"#), ("header", #"{"hidden": B}"#),
+        ("a", #"{"alpha": 0}"#), ("a", #"{"alpha": 1}"#), ("b", #"{"intrinsicSize": {"width": W}}"#),
+        ("badge", #"{"frame": {"width": W}}"#), ("a", #"{"alpha": 3}"#), ("root", #"{"frame": {"width": -1}}"#),
+    ]
+    static let entryChanges: [(String, String)] = [
+        ("h-top", #"{"constant": C}"#), ("a-top", #"{"constant": C}"#), ("b-top", #"{"constant": C}"#),
+        ("a-left", #"{"constant": C}"#), ("h-height", #"{"constant": C}"#), ("h-height", #"{"priority": 250}"#),
+        ("h-height", #"{"priority": 1000}"#), ("b-wide", #"{"active": B}"#), ("b-wide", #"{"activation": "always"}"#),
+        ("b-wide", #"{"activation": "delegate"}"#), ("a-collapse", #"{"activation": "bothVisible"}"#),
+        ("a-collapse", #"{"activation": "firstInvisible"}"#), ("h-sides", #""header.horizontal == root.horizontal + C""#),
+        ("h-sides", #""header.leading == root.leading + C""#), ("a-top", #"{"second": "nowhere.bottom"}"#),
+        ("a-left", #"{"constant": "x"}"#), ("h-top", #"{"first": "header.top", "second": "root.top", "constant": C, "priority": 0}"#),
+        ("b-left", #"{"first": "b.width", "second": null, "constant": C}"#),
+    ]
+
+    @Test("200 random member patches: every step equals a fresh solve of the patched document")
+    func sequence() throws {
+        var rng = SeededGenerator(seed: 5)
+        let client = Client()
+        #expect(client.put("seq", Docs.stack).status == 201)
+        var document = DocumentParser.canonicalize(try JSONParser.parse(Docs.stack))
+        for step in 0..<200 {
+            var views: [(String, String)] = [], entries: [(String, String)] = []
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                func fill(_ s: String) -> String {
+                    s.replacingOccurrences(of: "W", with: String(Int.random(in: 0...500, using: &rng)))
+                        .replacingOccurrences(of: "C", with: String(Int.random(in: -40...40, using: &rng)))
+                        .replacingOccurrences(of: "B", with: Bool.random(using: &rng) ? "true" : "false")
+                }
+                if Bool.random(using: &rng) {
+                    let (id, c) = Self.viewChanges.randomElement(using: &rng)!
+                    views.append((id, fill(c)))
+                } else {
+                    let (id, c) = Self.entryChanges.randomElement(using: &rng)!
+                    entries.append((id, fill(c)))
+                }
+            }
+            func group(_ members: [(String, String)]) -> String {
+                var seen = Set<String>()
+                return "{" + members.filter { seen.insert($0.0).inserted }.map { "\"\($0.0)\": \($0.1)" }
+                    .joined(separator: ", ") + "}"
+            }
+            var parts: [String] = []
+            if !views.isEmpty { parts.append("\"views\": " + group(views)) }
+            if !entries.isEmpty { parts.append("\"constraints\": " + group(entries)) }
+            let patch = "{" + parts.joined(separator: ", ") + "}"
+            let patched = document.applyingMergePatch(try JSONParser.parse(patch))
+            let reference = client.put("ref", T.text(patched))
+            let answer = client.patch("/v1/sessions/seq", patch)
+            if reference.status >= 400 {
+                #expect(answer.status == reference.status, "step \(step): \(patch)")
+                #expect(T.json(answer)["errors"] == T.json(reference)["errors"], "step \(step): \(patch)")
+                continue
+            }
+            #expect(answer.status == 200, "step \(step): \(patch)")
+            document = DocumentParser.canonicalize(patched)
+            let a = T.json(client.send("GET", "/v1/sessions/seq"))
+            let b = T.json(client.send("GET", "/v1/sessions/ref"))
+            #expect(a["document"] == b["document"], "step \(step): \(patch)")
+            #expect(a["diagnostics"] == b["diagnostics"], "step \(step): \(patch)")
+            if a["diagnostics"]?["ambiguous"]?.arrayValue?.isEmpty ?? true {
+                #expect(a["frames"] == b["frames"], "step \(step): \(patch)")
+            }
         }
     }
 }
