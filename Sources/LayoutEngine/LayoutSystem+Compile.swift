@@ -37,10 +37,12 @@ extension LayoutSystem {
             compileView(view, into: &out)
         }
         viewStart.append(Int32(out.count))
+        // Every view has its variables now; entries find them by position (one hash per term).
+        let vars = document.views.map { variables[$0.id] }
         for entry in document.constraints {
             entryStart.append(Int32(out.count))
-            compileEntry(entry, direction: document.direction, views: document.views, index: index,
-                         activation: activation, into: &out)
+            Self.compileEntry(entry, direction: document.direction, views: document.views, index: index,
+                              variables: vars, activation: activation, into: &out)
         }
         entryStart.append(Int32(out.count))
         return (out, viewStart, entryStart)
@@ -87,17 +89,19 @@ extension LayoutSystem {
     }
 
     /// The constraints an entry makes, one per item, with their activation.
-    /// - Parameter index: `views`' ids → position.
-    mutating func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
-                               activation: ActivationContext, into out: inout [CompiledConstraint]) {
+    /// - Parameters:
+    ///   - index: `views`' ids → position.
+    ///   - variables: each view's variables, by position.
+    static func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
+                             variables: [ViewVariables?], activation: ActivationContext,
+                             into out: inout [CompiledConstraint]) {
         for (k, item) in entry.items.enumerated() {
             var terms: [Term] = []
             terms.reserveCapacity(item.terms.count * 2)
             var constant = item.constant
             for t in item.terms {
-                guard let i = index[t.anchor.view] else { continue }
-                let view = views[i]
-                AnchorTranslation.accumulate(t.anchor.attribute, of: view, variables(for: view.id),
+                guard let i = index[t.anchor.view], let v = variables[i] else { continue }
+                AnchorTranslation.accumulate(t.anchor.attribute, of: views[i], v,
                                              direction: direction, coefficient: t.coefficient,
                                              into: &terms, constant: &constant)
             }

@@ -60,8 +60,8 @@ extension LayoutSystem {
             hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         }
         var next: [CompiledConstraint] = []
-        compileEntry(entry, direction: document.direction, views: document.views, index: viewIndex,
-                     activation: activation, into: &next)
+        Self.compileEntry(entry, direction: document.direction, views: document.views, index: viewIndex,
+                          variables: viewVariables, activation: activation, into: &next)
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
         // The entry's items sit at entryStart[index] ..< +count (the same count before and after).

@@ -58,7 +58,7 @@ extension LayoutSystem {
 
     /// The frame of `document.views[i]`.
     public func frame(at i: Int, _ coordinates: Coordinates) -> Frame {
-        guard i < frameSlots.count, let v = frameSlots[i].own else { return Frame(x: 0, y: 0, width: 0, height: 0) }
+        guard i < frameSlots.count, let v = viewVariables[i] else { return Frame(x: 0, y: 0, width: 0, height: 0) }
         let slot = frameSlots[i]
         var x = solver.value(v.minX), y = solver.value(v.minY)
         // Relative: to the parent. Absolute: to the view's root (spec section 6); a root: as given.
@@ -145,9 +145,8 @@ extension LayoutSystem {
     }
 }
 
-/// A view's variables and those of the views its x and y are measured from.
+/// The variables of the views a view's x and y are measured from.
 struct FrameSlot: Sendable {
-    var own: ViewVariables?
     /// The parent's (nil for a root).
     var parent: ViewVariables?
     /// The root's (nil for a root: its frame is as given).
@@ -155,7 +154,8 @@ struct FrameSlot: Sendable {
 }
 
 extension LayoutSystem {
-    /// Builds `frameSlots` for the current document (after compilation made the variables).
+    /// Builds `viewVariables` and `frameSlots` for the current document (after compilation made
+    /// the variables).
     mutating func indexFrames() {
         let views = document.views
         let n = views.count
@@ -180,11 +180,12 @@ extension LayoutSystem {
         }
         frameSlots.removeAll(keepingCapacity: true)
         frameSlots.reserveCapacity(n)
+        viewVariables = views.map { variables[$0.id] }
         for i in 0..<n {
             let view = views[i]
             let parent = view.parent.flatMap { variables[$0] }
             let root = rootIndex[i] == i ? nil : variables[views[rootIndex[i]].id]
-            frameSlots.append(FrameSlot(own: variables[view.id], parent: parent, root: root))
+            frameSlots.append(FrameSlot(parent: parent, root: root))
         }
     }
 }

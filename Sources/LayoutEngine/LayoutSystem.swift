@@ -38,6 +38,8 @@ public struct LayoutSystem: Sendable {
     var viewIndex: [String: Int] = [:]
     /// What `frames` reads, in view order (built after each compilation).
     var frameSlots: [FrameSlot] = []
+    /// Each view's variables, in view order (built with `frameSlots`).
+    var viewVariables: [ViewVariables?] = []
     /// `diagnostics.inactive`, kept up to date by every edit that can switch an entry.
     var inactive: [String] = []
     /// `diagnostics.ambiguous`, and what it was computed from (see `refreshAmbiguity`).

@@ -41,7 +41,7 @@ extension LayoutBench {
     func jsonParsers(document: [UInt8], patch: [UInt8], workload: String, views: Int) throws {
         for (name, bytes) in [("document", document), ("patch", patch)] {
             let data = Data(bytes)
-            let reps = bytes.count > 10_000 ? 200 : 20_000
+            let reps = bytes.count > 100_000 ? 5 : bytes.count > 10_000 ? 100 : 20_000
             func time(_ body: () throws -> Void) rethrows -> Double {
                 var samples: [Double] = []
                 samples.reserveCapacity(reps)
