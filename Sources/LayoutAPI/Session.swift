@@ -53,7 +53,13 @@ extension SessionState {
     mutating func refreshFrames() -> [(id: String, frame: Frame)] {
         let views = system.document.views
         var changed: [(id: String, frame: Frame)] = []
-        if frames.count == views.count, zip(frames, views).allSatisfy({ $0.id == $1.id }) {
+        var same = frames.count == views.count
+        var i = 0
+        while same && i < views.count {
+            same = frames[i].id == views[i].id  // the same strings: compared by identity first
+            i += 1
+        }
+        if same {
             for i in views.indices {
                 let f = system.frame(at: i, .relative)
                 if f != frames[i].frame {
