@@ -229,13 +229,15 @@ extension Solver {
         for cell in row.cells where cell.slot >= 0 {
             columns[Int(cell.symbol)][Int(cell.slot)] = entering
         }
+        let jl = row.search(leaving)
+        row.cells[jl].slot = Int32(columns[li].count)
+        columns[li].append(entering)
         rows[ei] = row
         isBasic[ei] = true
-        index(entering, cell: rows[ei].search(leaving))
         // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
         // needs that row in place (hence after the install).
         unindex(entering, slot: slot)
-        substitute(entering, rows[ei])
+        substitute(entering, row)
         if rows[ei].constant < -Row.epsilon { pushInfeasible(entering) }
         statistics.pivots += 1
     }
@@ -306,7 +308,7 @@ extension Solver {
                 rows.withUnsafeMutableBufferPointer { rows in
                     for b in column {
                         let bi = Int(b)
-                        rows[bi].constant += rows[bi].coefficient(marker) * shift
+                        rows[bi].constant += rows[bi].coefficientNearFront(marker) * shift
                         switch kinds[bi] {
                         case .external: dirty.append(b)
                         case .dummy:
