@@ -41,6 +41,12 @@ struct Objective {
         coefficients[i] = abs(v) < Row.epsilon ? 0 : v
     }
 
+    /// Makes room for symbols up to `s` (zeros): `Solver.addRow` then adds through the buffer.
+    mutating func reserve(through s: Int32) {
+        let n = Int(s) + 1
+        if coefficients.count < n { coefficients.append(contentsOf: repeatElement(0, count: n - coefficients.count)) }
+    }
+
     /// `self += c · other`.
     mutating func add(_ other: Row, times c: Double) {
         constant += c * other.constant

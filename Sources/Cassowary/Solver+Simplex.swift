@@ -226,8 +226,8 @@ extension Solver {
         let j = row.search(entering)
         let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
-        for cell in row.cells where cell.slot >= 0 {
-            columns[Int(cell.symbol)][Int(cell.slot)] = entering
+        columns.withUnsafeMutableBufferPointer { columns in
+            for cell in row.cells where cell.slot >= 0 { columns[Int(cell.symbol)][Int(cell.slot)] = entering }
         }
         let jl = row.search(leaving)
         row.cells[jl].slot = Int32(columns[li].count)
