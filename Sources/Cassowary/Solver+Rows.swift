@@ -150,15 +150,7 @@ extension Solver {
     /// Dummies keep their coefficients: removing a required equality pivots its marker in and
     /// substitutes it in the objective too.
     mutating func addRow(_ row: Row, times c: Double, toObjective k: Int) {
-        guard let last = row.cells.last?.symbol else { return }
-        objectives[k].reserve(through: last)
-        // One uniqueness check for the level, not one per cell (a pivot adds ~20 cells to it).
-        objectives[k].coefficients.withUnsafeMutableBufferPointer { objective in
-            for cell in row.cells {
-                let v = objective[Int(cell.symbol)] + c * cell.coefficient
-                objective[Int(cell.symbol)] = abs(v) < Row.epsilon ? 0 : v
-            }
-        }
+        objectives[k].add(row, times: c)
         for cell in row.cells { markCandidate(cell.symbol) }
     }
 
