@@ -9,7 +9,7 @@
 /// small session does not pay 8 bytes per symbol per level. Both forms do the same arithmetic
 /// (a coefficient that falls below `Row.epsilon` is dropped), so values are identical.
 struct Objective {
-    static let denseThreshold = 64
+    static let denseThreshold = 256
 
     /// The sparse form (while `isDense` is false).
     var sparse = Row()

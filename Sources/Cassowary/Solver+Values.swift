@@ -55,8 +55,16 @@ extension Solver {
         }
         touched.sort()
         var out = Row(constant: constant)
-        out.cells.reserveCapacity(touched.count)
+        // Exactly as long as the result (the row is stored as it is: the touched symbols, which
+        // include every cancelled one, would over-allocate it).
+        var count = 0
         var previous: Int32 = -1
+        for s in touched where s != previous {
+            previous = s
+            if expansion[Int(s)] != 0 { count += 1 }
+        }
+        out.cells.reserveCapacity(count)
+        previous = -1
         for s in touched where s != previous {
             previous = s
             let v = expansion[Int(s)]
