@@ -1,59 +1,92 @@
-/// One level of the lexicographic objective: a coefficient per symbol number (0 where absent).
+/// One level of the lexicographic objective: a coefficient per symbol (0 where absent).
 ///
 /// An objective level holds every error symbol of its priority (thousands in a large layout), and
-/// every pivot removes the entering symbol and adds the leaving row's few symbols. A sorted sparse
-/// row paid a memmove of the whole level for each of those edits (the largest cost of a 5,000-view
-/// grid resize, with hundreds of dual pivots); indexed by symbol, each is O(1), and so is every
-/// reduced-cost lookup of the ratio tests. The array grows only up to the highest symbol the level
-/// has held, 8 bytes a symbol.
+/// every pivot removes the entering symbol and adds the leaving row's cells. Kept as a sorted
+/// sparse row, each of those edits paid a memmove of the whole level (the largest cost of a
+/// 5,000-view grid resize, with hundreds of dual pivots). So a level that grows past
+/// `denseThreshold` symbols switches to an array indexed by symbol number (O(1) edits and
+/// lookups, 8 bytes per symbol up to the highest it has held); a small level stays sparse, so a
+/// small session does not pay 8 bytes per symbol per level. Both forms do the same arithmetic
+/// (a coefficient that falls below `Row.epsilon` is dropped), so values are identical.
 struct Objective {
-    var coefficients: [Double] = []
-    var constant: Double = 0
+    static let denseThreshold = 256
+
+    /// The sparse form (while `isDense` is false).
+    var sparse = Row()
+    /// The dense form, by symbol number (once `isDense`).
+    var dense: [Double] = []
+    var isDense = false
 
     init() {}
 
     @inline(__always)
     func coefficient(_ s: Int32) -> Double {
+        if !isDense { return sparse.coefficient(s) }
         let i = Int(s)
-        return i < coefficients.count ? coefficients[i] : 0
+        return i < dense.count ? dense[i] : 0
     }
 
     /// Removes `s`, returning its coefficient (0 if absent).
     @discardableResult
-    @inline(__always)
     mutating func remove(_ s: Int32) -> Double {
+        if !isDense { return sparse.remove(s) }
         let i = Int(s)
-        guard i < coefficients.count else { return 0 }
-        let c = coefficients[i]
-        coefficients[i] = 0
+        guard i < dense.count else { return 0 }
+        let c = dense[i]
+        dense[i] = 0
         return c
     }
 
-    /// Adds `c·s`; as in a `Row`, a coefficient that falls below `Row.epsilon` is dropped.
-    @inline(__always)
+    /// Adds `c·s`.
     mutating func add(_ s: Int32, _ c: Double) {
-        let i = Int(s)
-        if i >= coefficients.count {
-            if abs(c) < Row.epsilon { return }
-            coefficients.append(contentsOf: repeatElement(0, count: i + 1 - coefficients.count))
+        if !isDense {
+            sparse.add(s, c)
+            if sparse.count > Objective.denseThreshold { makeDense() }
+            return
         }
-        let v = coefficients[i] + c
-        coefficients[i] = abs(v) < Row.epsilon ? 0 : v
+        let i = Int(s)
+        if i >= dense.count {
+            if abs(c) < Row.epsilon { return }
+            dense.append(contentsOf: repeatElement(0, count: i + 1 - dense.count))
+        }
+        let v = dense[i] + c
+        dense[i] = abs(v) < Row.epsilon ? 0 : v
     }
 
     /// `self += c · other`.
     mutating func add(_ other: Row, times c: Double) {
-        constant += c * other.constant
-        for cell in other.cells { add(cell.symbol, c * cell.coefficient) }
+        guard let last = other.cells.last?.symbol else { return }
+        if !isDense {
+            for cell in other.cells { sparse.add(cell.symbol, c * cell.coefficient) }
+            if sparse.count > Objective.denseThreshold { makeDense() }
+            return
+        }
+        let n = Int(last) + 1
+        if dense.count < n { dense.append(contentsOf: repeatElement(0, count: n - dense.count)) }
+        // One uniqueness check for the level, not one per cell (a pivot adds ~20 cells to it).
+        dense.withUnsafeMutableBufferPointer { objective in
+            for cell in other.cells {
+                let v = objective[Int(cell.symbol)] + c * cell.coefficient
+                objective[Int(cell.symbol)] = abs(v) < Row.epsilon ? 0 : v
+            }
+        }
+    }
+
+    private mutating func makeDense() {
+        let n = Int(sparse.cells.last!.symbol) + 1
+        dense = [Double](repeating: 0, count: n)
+        for cell in sparse.cells { dense[Int(cell.symbol)] = cell.coefficient }
+        sparse = Row()
+        isDense = true
     }
 
     /// Drops the entries of symbols numbered `count` and above (which must be 0).
     mutating func truncate(to count: Int) {
-        if coefficients.count > count { coefficients.removeLast(coefficients.count - count) }
+        if isDense && dense.count > count { dense.removeLast(dense.count - count) }
     }
 
     /// Symbols with a non-zero coefficient, ascending.
     var symbols: [Int32] {
-        coefficients.indices.filter { coefficients[$0] != 0 }.map { Int32($0) }
+        isDense ? dense.indices.filter { dense[$0] != 0 }.map { Int32($0) } : sparse.symbols
     }
 }

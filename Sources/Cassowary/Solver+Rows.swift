@@ -54,8 +54,14 @@ extension Solver {
     /// Makes `s` basic with `row`, indexing its cells.
     mutating func installRow(_ s: Int32, _ row: consuming Row) {
         let i = Int(s)
+        // Indexed before it is stored: writing the slots through `rows[i]` while the parameter
+        // still holds the buffer would copy the row.
+        for j in row.cells.indices {
+            let sym = Int(row.cells[j].symbol)
+            row.cells[j].slot = Int32(columns[sym].count)
+            columns[sym].append(s)
+        }
         rows[i] = row
-        for j in rows[i].cells.indices { index(s, cell: j) }
         isBasic[i] = true
         if kinds[i] == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
@@ -144,10 +150,8 @@ extension Solver {
     /// Dummies keep their coefficients: removing a required equality pivots its marker in and
     /// substitutes it in the objective too.
     mutating func addRow(_ row: Row, times c: Double, toObjective k: Int) {
-        for cell in row.cells {
-            objectives[k].add(cell.symbol, c * cell.coefficient)
-            markCandidate(cell.symbol)
-        }
+        objectives[k].add(row, times: c)
+        for cell in row.cells { markCandidate(cell.symbol) }
     }
 
     @inline(__always)
@@ -188,6 +192,7 @@ extension Solver {
         let scale: Double = record.relation == .lessOrEqual ? -1 : 1
         record.rowScale = scale
         var row = Row(constant: scale * record.expression.constant)
+        row.cells.reserveCapacity(record.expression.terms.count + 2)
         for term in record.expression.terms {
             // Basic externals stay as references; `expand` resolves them when a reduced row is needed.
             row.add(term.variable.index, scale * term.coefficient)

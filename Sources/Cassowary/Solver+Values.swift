@@ -5,24 +5,76 @@
 
 extension Solver {
     /// Replaces every basic external in `row` by its row, recursively, newest first.
+    ///
+    /// The sum is kept in a dense accumulator indexed by symbol (`expansion`), so each reference
+    /// costs its own row's length, not a merge over the whole accumulated row (a form's rows
+    /// reach dozens of cells through hundreds of references). The arithmetic is the merge's, in
+    /// the same order, with the same dropping of |coefficient| < `Row.epsilon`: the result is
+    /// bit-identical.
     mutating func expand(_ row: inout Row) {
         guard row.cells.contains(where: { isBasic[Int($0.symbol)] }) else { return }
-        var acc = row
+        if expansion.count < kinds.count {
+            expansion.append(contentsOf: repeatElement(0, count: kinds.count - expansion.count))
+        }
+        var touched: [Int32] = []
+        swap(&touched, &expansionTouched)
+        touched.removeAll(keepingCapacity: true)
+        var constant = row.constant
         // Newest first (a max-heap on the install stamp): a row references older rows, so shared
         // references cancel before they are expanded.
         // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
         // pushed twice pops with a zero coefficient and is skipped.
         var heap = StampHeap()
-        for cell in acc.cells where isBasic[Int(cell.symbol)] { heap.push(cell.symbol, stamp[Int(cell.symbol)]) }
-        while let x = heap.pop() {
-            let c = acc.remove(x)
-            if c == 0 { continue }
-            scratchInserted.removeAll(keepingCapacity: true)
-            scratchRemoved.removeAll(keepingCapacity: true)
-            acc.add(rows[Int(x)], times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
-            for s in scratchInserted where isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
+        for cell in row.cells {
+            let s = cell.symbol
+            expansion[Int(s)] = cell.coefficient
+            touched.append(s)
+            if isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
         }
-        row = acc
+        while let x = heap.pop() {
+            let c = expansion[Int(x)]
+            if c == 0 { continue }
+            expansion[Int(x)] = 0
+            constant += c * rows[Int(x)].constant
+            for cell in rows[Int(x)].cells {
+                let s = cell.symbol
+                let si = Int(s)
+                let old = expansion[si]
+                if old == 0 {
+                    let v = c * cell.coefficient
+                    if abs(v) >= Row.epsilon {
+                        expansion[si] = v
+                        touched.append(s)
+                        if isBasic[si] { heap.push(s, stamp[si]) }
+                    }
+                } else {
+                    let v = old + c * cell.coefficient
+                    expansion[si] = abs(v) < Row.epsilon ? 0 : v
+                }
+            }
+        }
+        touched.sort()
+        var out = Row(constant: constant)
+        // Exactly as long as the result (the row is stored as it is: the touched symbols, which
+        // include every cancelled one, would over-allocate it).
+        var count = 0
+        var previous: Int32 = -1
+        for s in touched where s != previous {
+            previous = s
+            if expansion[Int(s)] != 0 { count += 1 }
+        }
+        out.cells.reserveCapacity(count)
+        previous = -1
+        for s in touched where s != previous {
+            previous = s
+            let v = expansion[Int(s)]
+            if v != 0 {
+                out.cells.append(Cell(s, v))
+                expansion[Int(s)] = 0
+            }
+        }
+        swap(&touched, &expansionTouched)
+        row = out
     }
 
     /// A non-basic external of the row that no row references: making it basic with the row as it

@@ -59,6 +59,9 @@ public struct Solver: Sendable {
     var valuesStale: Bool { !dirty.isEmpty }
 
     var mergeCells: [Cell] = []
+    /// `expand`'s dense accumulator (0 where a symbol is absent) and the symbols it touched.
+    var expansion: [Double] = []
+    var expansionTouched: [Int32] = []
     var scratchInserted: [Int32] = []
     var scratchRemoved: [Cell] = []
 

@@ -1,0 +1,137 @@
+// Constant changes and removal, both through the constraint's marker symbol.
+
+extension Solver {
+    /// Applies a change of `delta` to the constraint's expression constant: the marker is renamed
+    /// `marker_old = marker_new + shift`, which moves the constant of every row holding it.
+    /// - Returns: a basic dummy (a redundant required equality) that became non-zero, if any.
+    mutating func shiftMarker(_ record: ConstraintRecord, by delta: Double) -> Int32? {
+        let shift = record.rowScale * delta / record.markerCoefficient
+        let m = Int(record.marker)
+        var inconsistent: Int32? = nil
+        infeasible.removeAll()
+        if isBasic[m] {
+            rows[m].constant -= shift
+            if !checkRestricted(record.marker) { inconsistent = record.marker }
+        } else {
+            // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
+            // what it finds for the bookkeeping below.
+            let column = columns[m], marker = record.marker
+            var negative: [Int32] = []
+            let first = dirty.count
+            kinds.withUnsafeBufferPointer { kinds in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    for b in column {
+                        let bi = Int(b)
+                        rows[bi].constant += rows[bi].coefficientNearFront(marker) * shift
+                        switch kinds[bi] {
+                        case .external: dirty.append(b)
+                        case .dummy:
+                            // The lowest inconsistent dummy row names the conflict (columns are
+                            // unordered).
+                            if abs(rows[bi].constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
+                                inconsistent = b
+                            }
+                        case .slack, .error:
+                            if rows[bi].constant < -Row.epsilon { negative.append(b) }
+                        }
+                    }
+                }
+            }
+            // Each row is once in the column, so only a row already dirty can be listed twice.
+            var k = first
+            for j in first..<dirty.count {
+                let b = dirty[j]
+                if !isDirty[Int(b)] { isDirty[Int(b)] = true; dirty[k] = b; k += 1 }
+            }
+            dirty.removeLast(dirty.count - k)
+            for b in negative { pushInfeasible(b) }
+        }
+        return inconsistent
+    }
+
+    @inline(__always)
+    mutating func checkRestricted(_ b: Int32) -> Bool {
+        let bi = Int(b)
+        switch kinds[bi] {
+        case .external: return true
+        case .dummy: return abs(rows[bi].constant) < 1e-8
+        case .slack, .error:
+            if rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
+            return true
+        }
+    }
+
+    /// Removes a constraint's errors from its objective level and its row from the tableau.
+    mutating func removeEffects(_ record: ConstraintRecord) {
+        if let level = record.level {
+            for e in [record.marker, record.other] where e >= 0 && kinds[Int(e)] == .error {
+                addToObjective(e, -1, level: level)
+            }
+        }
+        let m = record.marker
+        if isBasic[Int(m)] {
+            _ = takeRow(m)
+        } else if let leaving = markerLeavingRow(m) {
+            var row = takeRow(leaving)
+            row.solve(leaving, for: m)
+            substitute(m, row)
+            statistics.pivots += 1
+        } else if !columns[Int(m)].isEmpty {
+            // Only external rows hold the marker. A row may hold it directly and through its
+            // references too: pivot on the first whose full (expanded) coefficient is non-zero.
+            var pivoted = false
+            for x in columns[Int(m)].sorted() {
+                var full = rows[Int(x)]
+                expand(&full)
+                guard full.coefficient(m) != 0 else { continue }
+                _ = takeRow(x)
+                full.solve(x, for: m)
+                substitute(m, full)
+                statistics.pivots += 1
+                pivoted = true
+                break
+            }
+            if !pivoted {
+                // Every row's net dependence on the marker is zero: its direct cells cancel.
+                var column: [Int32] = []
+                swap(&column, &columns[Int(m)])
+                for b in column {
+                    rows[Int(b)].remove(m)
+                    markDirty(b)
+                }
+            }
+        }
+        if record.other >= 0 && isBasic[Int(record.other)] { _ = takeRow(record.other) }
+        for k in objectives.indices {
+            objectives[k].remove(m)
+            if record.other >= 0 { objectives[k].remove(record.other) }
+        }
+    }
+
+    /// The restricted row to pivot a marker into before dropping it: the one that stays feasible
+    /// (least ratio), ties by symbol number; nil when only external rows hold the marker (the
+    /// caller then pivots on an expanded external row).
+    ///
+    /// A basic dummy row (a redundant required equality, only dummies in it) comes first: the
+    /// marker then leaves with value 0, nothing moves, and dummy rows keep holding only dummies,
+    /// which is what keeps them at exactly 0 through later pivots.
+    func markerLeavingRow(_ m: Int32) -> Int32? {
+        var r1 = Double.infinity, r2 = Double.infinity
+        var first: Int32 = -1, second: Int32 = -1
+        // Columns are unordered: every choice takes the lowest symbol among equals explicitly.
+        if let d = columns[Int(m)].lazy.filter({ self.kinds[Int($0)] == .dummy }).min() { return d }
+        for b in columns[Int(m)] where kinds[Int(b)] != .external {
+            let bi = Int(b)
+            let c = rows[bi].coefficient(m)
+            if c < 0 {
+                let r = -rows[bi].constant / c
+                if r < r1 || (r == r1 && b < first) { r1 = r; first = b }
+            } else {
+                let r = rows[bi].constant / c
+                if r < r2 || (r == r2 && b < second) { r2 = r; second = b }
+            }
+        }
+        if first >= 0 { return first }
+        return second >= 0 ? second : nil
+    }
+}
