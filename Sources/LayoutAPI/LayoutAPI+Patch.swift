@@ -59,7 +59,11 @@ extension LayoutAPI {
                 timing.parse += ContinuousClock.now - t1
                 if canonical == st.canonical { return Self.unchanged(st, options) }
                 st.memberContext = nil
-                return Self.commit(&st, session, options, &timing, edit: { $0.apply(next) },
+                return Self.commit(&st, session, options, &timing, edit: { system in
+                                       let stats = system.apply(next)
+                                       system.compact()  // a whole-document edit may have grown it
+                                       return stats
+                                   },
                                    canonical: { $0 = canonical })
             }
         }

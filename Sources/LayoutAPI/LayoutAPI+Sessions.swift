@@ -20,7 +20,8 @@ extension LayoutAPI {
         if let early = beforeValidation() { throw Failure(early) }
         let document = try validate(json)
         let t1 = ContinuousClock.now
-        let system = LayoutSystem(document: document)
+        var system = LayoutSystem(document: document)
+        system.compact()  // a session keeps it
         let diagnostics = system.diagnostics
         if options.strict && !diagnostics.broken.isEmpty { throw Failure(Problems.strictConflict(diagnostics.broken)) }
         let timing = ServerTiming(parse: t1 - t0, solve: ContinuousClock.now - t1)

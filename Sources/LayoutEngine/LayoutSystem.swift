@@ -192,6 +192,13 @@ public struct LayoutSystem: Sendable {
         return stats
     }
 
+    /// Gives back the spare capacity the build left in the solver's arrays (a quarter to a half of
+    /// what it holds): for a system that is kept, such as a session's; not worth it for a one-shot
+    /// solve. Changes no value.
+    public mutating func compact() {
+        solver.compact()
+    }
+
     /// Pivots performed by the solver since it was built.
     public var pivots: Int { solver.statistics.pivots }
     public var solverStatistics: SolverStatistics { solver.currentStatistics }

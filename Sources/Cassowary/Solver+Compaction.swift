@@ -1,0 +1,54 @@
+// Giving back memory a solver holds but does not use.
+
+extension Solver {
+    /// Reallocates every array at its length and drops the scratch buffers (they grow again when
+    /// an operation needs them). Arrays grow by doubling while constraints are added, so after a
+    /// build a quarter to a half of what the tableau holds is spare capacity; a session that keeps
+    /// its solver between requests should not keep that too. Values and the tableau are unchanged.
+    ///
+    /// O(cells): meant after a build or a large edit, not after every small one.
+    public mutating func compact() {
+        for i in rows.indices where rows[i].cells.capacity > rows[i].cells.count {
+            rows[i].cells = rows[i].cells.exactlySized()
+        }
+        for i in columns.indices where columns[i].capacity > columns[i].count {
+            columns[i] = columns[i].exactlySized()
+        }
+        for i in objectives.indices {
+            objectives[i].sparse.cells = objectives[i].sparse.cells.exactlySized()
+            objectives[i].dense = objectives[i].dense.exactlySized()
+        }
+        records = records.exactlySized()
+        kinds = kinds.exactlySized()
+        rows = rows.exactlySized()
+        isBasic = isBasic.exactlySized()
+        columns = columns.exactlySized()
+        owner = owner.exactlySized()
+        stamp = stamp.exactlySized()
+        stampOrder = stampOrder.exactlySized()
+        values = values.exactlySized()
+        isDirty = isDirty.exactlySized()
+        isCandidate = isCandidate.exactlySized()
+        levelKeys = levelKeys.exactlySized()
+        objectives = objectives.exactlySized()
+        candidates = candidates.exactlySized()
+        dirty = dirty.exactlySized()
+        infeasible.items = infeasible.items.exactlySized()
+        mergeCells = []
+        expansion = []
+        expansionTouched = []
+        scratchInserted = []
+        scratchRemoved = []
+    }
+}
+
+extension Array {
+    /// This array without spare capacity (itself when it has none).
+    func exactlySized() -> [Element] {
+        if capacity == count { return self }
+        return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            _ = buffer.initialize(from: self)
+            initialized = count
+        }
+    }
+}
