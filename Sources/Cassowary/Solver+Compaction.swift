@@ -52,3 +52,14 @@ extension Array {
         }
     }
 }
+
+extension Solver {
+    /// Symbols and constraint slots created so far. Removing a constraint does not give its
+    /// symbols or its slot back (numbers are never reused: they order every tie-break), so a
+    /// long run of removals and additions grows these; a caller that keeps a solver for long can
+    /// rebuild it when they outgrow what it holds (`liveConstraints`).
+    public var footprint: (symbols: Int, constraintSlots: Int) { (kinds.count, records.count) }
+
+    /// Constraints held now.
+    public var liveConstraints: Int { records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+}

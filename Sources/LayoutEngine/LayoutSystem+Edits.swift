@@ -106,6 +106,7 @@ extension LayoutSystem {
         stats.pivots = solver.statistics.pivots - pivotsBefore
         refreshAmbiguity(structureChanged: stats.added + stats.removed > 0)
         solver.updateValues()
+        if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
         return stats
     }
 }

@@ -8,8 +8,9 @@ public struct EditStats: Equatable, Sendable {
     public var constantsChanged = 0
     public var editsSuggested = 0
     public var pivots = 0
-    /// True when the edit could not be applied incrementally and the system was rebuilt (a
-    /// required conflict appeared or went away: broken constraints follow processing order).
+    /// True when the system was rebuilt: the edit could not be applied incrementally (a required
+    /// conflict appeared or went away: broken constraints follow processing order), or many
+    /// removals had left the solver holding far more than it uses (see `rebuildIfOutgrown`).
     public var rebuilt = false
     public init() {}
 }
@@ -189,7 +190,22 @@ public struct LayoutSystem: Sendable {
         refreshAmbiguity(structureChanged: true)
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
+        if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
         return stats
+    }
+
+    /// Rebuilds the system from its document when the solver holds far more symbols and slots
+    /// than it uses: removals never give numbers back, so a session that keeps switching
+    /// constraints on and off would otherwise grow without bound. The rebuild lands where a fresh
+    /// solve of the document does (as every edit must); amortised, it costs O(1) per removal.
+    /// - Returns: true when it rebuilt.
+    @discardableResult
+    mutating func rebuildIfOutgrown() -> Bool {
+        let live = positionOfConstraint.count
+        guard solver.footprint.constraintSlots > 2 * live + 256 else { return false }
+        build(rememberingDelegates: delegateMemory)
+        solver.compact()
+        return true
     }
 
     /// Gives back the spare capacity the build left in the solver's arrays (a quarter to a half of

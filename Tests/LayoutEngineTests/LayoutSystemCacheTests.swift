@@ -86,3 +86,36 @@ struct LayoutSystemCacheTests {
         }
     }
 }
+
+@Suite("Layout system: long-lived sessions")
+struct LayoutSystemFootprintTests {
+    @Test("switching constraints on and off thousands of times keeps the solver bounded and equal to a fresh solve")
+    func togglesStayBounded() throws {
+        let text = """
+        {"views": {"r": {"frame": {"width": 400, "height": 300}},
+                   "a": {"parent": "r", "intrinsicSize": {"width": 80, "height": 20}},
+                   "b": {"parent": "r", "intrinsicSize": {"width": 60, "height": 20}}},
+         "constraints": {"a-pos": "a.cornerTL == r.cornerTL + (10, 10)",
+                         "b-top": "b.top == a.bottom + 8",
+                         "b-next": {"expr": "b.leading == a.trailing + 8", "activation": "bothVisible"},
+                         "b-home": {"expr": "b.leading == r.leading + 10", "activation": "firstInvisible", "priority": 750},
+                         "b-a": {"expr": "b.leading == r.leading + 10", "activation": {"when": "hidden(a)"}, "priority": 500}}}
+        """
+        var system = LayoutSystem(document: try EngineFixtures.document(text))
+        let live = system.solver.liveConstraints
+        var maxSlots = 0
+        for step in 0..<3000 {
+            var a = system.document.views[1]
+            a.hidden.toggle()
+            system.replace(views: [a], entries: [])
+            maxSlots = max(maxSlots, system.solver.footprint.constraintSlots)
+            if step % 500 == 499 {
+                let fresh = LayoutSystem(document: system.document)
+                #expect(system.frames().map(\.frame) == fresh.frames().map(\.frame), "step \(step)")
+                #expect(system.diagnostics == fresh.diagnostics, "step \(step)")
+            }
+        }
+        #expect(maxSlots <= 2 * live + 256 + 4)
+        #expect(system.solver.liveConstraints == LayoutSystem(document: system.document).solver.liveConstraints)
+    }
+}
