@@ -4,14 +4,15 @@
 ///
 /// The common shapes, over single attributes (canonical names) of known views:
 ///
-///     first REL [-]number                         [marker priority]
-///     first REL [[-]number *] second [* [-]number] {(+ | -) [-]number} [marker priority]
+///     first REL [-]number [marker priority]
+///     first REL ([-]number * second | second [* [-]number]) {(+ | -) [-]number} [marker priority]
 ///
 /// Anything else (another shape, a composite, an alias attribute, an unknown view, a number out
 /// of range, whitespace other than space, tab and newline, non-ASCII text, the mag and mortar
-/// dialects, a priority given twice, an item that breaks no rule here but has no anchor left...)
-/// gives nil and takes the general path, which decides and describes. So this path reports no
-/// problem, and its item is the general path's: the same floating-point operations in the same order.
+/// dialects, a priority given twice, terms that cancel out...) gives nil and takes the general
+/// path, which decides and describes. So this path reports no problem, and its item is the general
+/// path's: the same floating-point operations in the same order. (`ConstraintRules` are applied by
+/// the caller either way.)
 extension ExpressionCompiler {
     static func compileCommon(_ text: String, context: CompileContext, table: ViewTable) -> LinearConstraint? {
         // Mag reads `b.top + c` differently; Mortar's `~` is an inset and it adds a superview term.
