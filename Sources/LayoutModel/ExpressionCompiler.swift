@@ -11,6 +11,10 @@ public enum ExpressionCompiler {
 
     public static func compile(_ text: String, context: CompileContext, pointer: String = "")
         -> Result<[LinearConstraint], [EntryProblem]> {
+        // The common shapes without tokens, tree or vectors (ExpressionCommon.swift); nil = not one.
+        if let table = context.table, let item = compileCommon(text, context: context, table: table) {
+            return .success([item])
+        }
         func problem(_ code: String, _ column: Int, _ detail: String) -> EntryProblem {
             EntryProblem(pointer: pointer, code: code, detail: "at column \(column): \(detail)")
         }

@@ -22,85 +22,126 @@ struct ExprToken: Equatable, Sendable {
 /// matched against the document's view ids: the longest prefix that is a view id (and is not
 /// itself a number literal, unless `.attribute` follows) wins; `a-10` is `a`, `-`, `10` when `a`
 /// is a view and `a-10` is not.
+///
+/// Works on one byte per `Character` (`units`), so that no `Character` is built or classified per
+/// step and token texts are made straight from bytes (in a profile of a 1,000-view form, the
+/// `Character` array and its classification took most of the time of the expression path).
 struct ExprTokenizer {
-    let chars: [Character]
+    /// One unit per `Character` of the text, so indices are columns - 1: the ASCII value of a
+    /// single-scalar ASCII character, `space` for any whitespace (`\r\n` is one), `other` for the
+    /// rest (never part of a token; only named in "unexpected character" messages).
+    let units: [UInt8]
+    let text: String
     let views: [String: View]
 
-    init(_ text: String, views: [String: View]) { chars = Array(text); self.views = views }
+    static let space = UInt8(ascii: " ")
+    static let other: UInt8 = 0xFF
+
+    init(_ text: String, views: [String: View]) {
+        self.text = text; self.views = views
+        // ASCII without '\r' is one Character per byte ('\r\n' is one Character, so it is not).
+        var simple = true
+        for b in text.utf8 where b >= 0x80 || b == 0x0D { simple = false; break }
+        if simple {
+            units = text.utf8.map { (0x09 ... 0x0D).contains($0) ? Self.space : $0 }
+        } else {
+            units = text.map { c in c.isWhitespace ? Self.space : (c.asciiValue ?? Self.other) }
+        }
+    }
 
     /// The tokens (ending with `.end`), or a syntax problem's column and message.
     func tokenize() -> Result<[ExprToken], ExprSyntaxError> {
         var tokens: [ExprToken] = []
         var i = 0
         func add(_ kind: ExprToken.Kind, _ from: Int, _ to: Int) {
-            tokens.append(ExprToken(kind: kind, column: from + 1, text: String(chars[from..<to])))
+            tokens.append(ExprToken(kind: kind, column: from + 1, text: string(from, to)))
         }
-        while i < chars.count {
-            let c = chars[i]
-            if c.isWhitespace { i += 1; continue }
-            if isWordStart(c) || (c == "." && isDigit(at: i + 1)) {
+        while i < units.count {
+            let c = units[i]
+            if c == Self.space { i += 1; continue }
+            if isWordStart(c) || (c == UInt8(ascii: ".") && isDigit(at: i + 1)) {
                 let (kind, end) = word(at: i)
                 add(kind, i, end); i = end; continue
             }
             switch c {
-            case "+": add(.plus, i, i + 1); i += 1
-            case "-": add(.minus, i, i + 1); i += 1
-            case "*": add(.star, i, i + 1); i += 1
-            case "/": add(.slash, i, i + 1); i += 1
-            case "(": add(.lparen, i, i + 1); i += 1
-            case ")": add(.rparen, i, i + 1); i += 1
-            case ",": add(.comma, i, i + 1); i += 1
-            case ".": add(.dot, i, i + 1); i += 1
-            case "~", "!", "@": add(.marker(c), i, i + 1); i += 1
-            case "|":
-                let rel: [Character: Relation] = ["=": .equal, ">": .greaterOrEqual, "<": .lessOrEqual]
-                guard let r = at(i + 1).flatMap({ rel[$0] }), at(i + 2) == "|" else {
+            case UInt8(ascii: "+"): add(.plus, i, i + 1); i += 1
+            case UInt8(ascii: "-"): add(.minus, i, i + 1); i += 1
+            case UInt8(ascii: "*"): add(.star, i, i + 1); i += 1
+            case UInt8(ascii: "/"): add(.slash, i, i + 1); i += 1
+            case UInt8(ascii: "("): add(.lparen, i, i + 1); i += 1
+            case UInt8(ascii: ")"): add(.rparen, i, i + 1); i += 1
+            case UInt8(ascii: ","): add(.comma, i, i + 1); i += 1
+            case UInt8(ascii: "."): add(.dot, i, i + 1); i += 1
+            case UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "@"):
+                add(.marker(Character(Unicode.Scalar(c))), i, i + 1); i += 1
+            case UInt8(ascii: "|"):
+                guard let r = at(i + 1).flatMap(Self.relation), at(i + 2) == UInt8(ascii: "|") else {
                     return .failure(ExprSyntaxError(column: i + 1,
                         message: "expected a relation |=|, |>| or |<| after '|'"))
                 }
                 add(.relation(r), i, i + 3); i += 3
-            case "=", ">", "<":
-                guard at(i + 1) == "=" else {
-                    let hint = c == "=" ? "'==' (equality is written with two '=')" : "'\(c)='"
+            case UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "<"):
+                guard at(i + 1) == UInt8(ascii: "=") else {
+                    let hint = c == UInt8(ascii: "=") ? "'==' (equality is written with two '=')"
+                                                      : "'\(Character(Unicode.Scalar(c)))='"
                     return .failure(ExprSyntaxError(column: i + 1, message: "expected \(hint)"))
                 }
-                let r: Relation = c == "=" ? .equal : (c == ">" ? .greaterOrEqual : .lessOrEqual)
-                add(.relation(r), i, i + 2); i += 2
+                add(.relation(Self.relation(c)!), i, i + 2); i += 2
             default:
-                return .failure(ExprSyntaxError(column: i + 1, message: "unexpected character '\(c)'"))
+                // The character as written (`units` keeps only ASCII).
+                let character = c == Self.other ? Array(text)[i] : Character(Unicode.Scalar(c))
+                return .failure(ExprSyntaxError(column: i + 1, message: "unexpected character '\(character)'"))
             }
         }
-        tokens.append(ExprToken(kind: .end, column: chars.count + 1, text: ""))
+        tokens.append(ExprToken(kind: .end, column: units.count + 1, text: ""))
         return .success(tokens)
     }
 
-    private func at(_ i: Int) -> Character? { i < chars.count ? chars[i] : nil }
-    private func isWordStart(_ c: Character) -> Bool {
-        c == "_" || c == "#" || (c.isASCII && (c.isLetter || c.isNumber))
+    private static func relation(_ c: UInt8) -> Relation? {
+        switch c {
+        case UInt8(ascii: "="): return .equal
+        case UInt8(ascii: ">"): return .greaterOrEqual
+        case UInt8(ascii: "<"): return .lessOrEqual
+        default: return nil
+        }
     }
-    private func isDigit(at i: Int) -> Bool { at(i).map { $0.isASCII && $0.isNumber } ?? false }
+
+    /// The text of units `from ..< to` (ASCII: tokens hold no other unit).
+    private func string(_ from: Int, _ to: Int) -> String {
+        units.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[from ..< to]), as: UTF8.self) }
+    }
+
+    private func at(_ i: Int) -> UInt8? { i < units.count ? units[i] : nil }
+    private func isLetter(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+    }
+    private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+    private func isWordStart(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "_") || c == UInt8(ascii: "#") || isLetter(c) || isDigit(c)
+    }
+    private func isDigit(at i: Int) -> Bool { at(i).map(isDigit) ?? false }
     private func isAttributeStart(at i: Int) -> Bool {
-        at(i).map { $0 == "_" || ($0.isASCII && $0.isLetter) } ?? false
+        at(i).map { $0 == UInt8(ascii: "_") || isLetter($0) } ?? false
     }
     /// `.attribute` follows position i.
-    private func attributeFollows(_ i: Int) -> Bool { at(i) == "." && isAttributeStart(at: i + 1) }
+    private func attributeFollows(_ i: Int) -> Bool { at(i) == UInt8(ascii: ".") && isAttributeStart(at: i + 1) }
 
     /// A word starting at `start`: an anchor, a name or a number; returns the token and its end.
     private func word(at start: Int) -> (ExprToken.Kind, Int) {
         var runEnd = start
-        while let c = at(runEnd), isWordStart(c) || (c == "-" && at(runEnd + 1).map(isWordStart) == true) {
+        while let c = at(runEnd), isWordStart(c) || (c == UInt8(ascii: "-") && at(runEnd + 1).map(isWordStart) == true) {
             runEnd += 1
         }
         // Candidate ends: before each '-' of the run, and the run's end; longest first.
         var ends = [runEnd]
-        for k in stride(from: runEnd - 1, to: start, by: -1) where chars[k] == "-" { ends.append(k) }
+        for k in stride(from: runEnd - 1, to: start, by: -1) where units[k] == UInt8(ascii: "-") { ends.append(k) }
         for end in ends where end > start {
-            let prefix = String(chars[start..<end])
+            let prefix = string(start, end)
             guard views[prefix] != nil else { continue }
             if Double(prefix) != nil && !attributeFollows(end) { continue }
             return withAttribute(view: prefix, end: end)
         }
-        if chars[start] == "." || (chars[start].isASCII && chars[start].isNumber) {
+        if units[start] == UInt8(ascii: ".") || isDigit(units[start]) {
             let (value, end) = number(at: start)
             if let value, !(at(end).map(isWordStart) ?? false), !attributeFollows(end) {
                 return (.number(value), end)
@@ -108,27 +149,27 @@ struct ExprTokenizer {
         }
         // Not a view: report the whole id when `.attribute` follows, else the part before any '-'.
         let end = attributeFollows(runEnd) ? runEnd : (ends.last(where: { $0 > start }) ?? runEnd)
-        return withAttribute(view: String(chars[start..<end]), end: end)
+        return withAttribute(view: string(start, end), end: end)
     }
 
     private func withAttribute(view: String, end: Int) -> (ExprToken.Kind, Int) {
         guard attributeFollows(end) else { return (.name(view), end) }
         var j = end + 1
-        while let c = at(j), c == "_" || (c.isASCII && (c.isLetter || c.isNumber)) { j += 1 }
-        return (.anchor(view: view, attribute: String(chars[(end + 1)..<j])), j)
+        while let c = at(j), c == UInt8(ascii: "_") || isLetter(c) || isDigit(c) { j += 1 }
+        return (.anchor(view: view, attribute: string(end + 1, j)), j)
     }
 
     /// digits [. digits] [e [+-] digits], or . digits ...
     private func number(at start: Int) -> (Double?, Int) {
         var j = start
         while isDigit(at: j) { j += 1 }
-        if at(j) == ".", isDigit(at: j + 1) { j += 1; while isDigit(at: j) { j += 1 } }
-        if at(j) == "e" || at(j) == "E" {
+        if at(j) == UInt8(ascii: "."), isDigit(at: j + 1) { j += 1; while isDigit(at: j) { j += 1 } }
+        if at(j) == UInt8(ascii: "e") || at(j) == UInt8(ascii: "E") {
             var k = j + 1
-            if at(k) == "+" || at(k) == "-" { k += 1 }
+            if at(k) == UInt8(ascii: "+") || at(k) == UInt8(ascii: "-") { k += 1 }
             if isDigit(at: k) { j = k; while isDigit(at: j) { j += 1 } }
         }
-        return (Double(String(chars[start..<j])), j)
+        return (Double(string(start, j)), j)
     }
 }
 

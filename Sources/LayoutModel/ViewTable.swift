@@ -225,3 +225,29 @@ final class ViewTable: @unchecked Sendable {  // immutable after init; the buffe
         return nil
     }
 }
+
+extension ViewTable {
+    /// Whether ids can be looked up from bytes (`position(ofID:)`); false when some id is not ASCII.
+    var hasByteTable: Bool { !slots.isEmpty }
+
+    /// The position of the view whose id is exactly these bytes, nil when there is none (always nil
+    /// without a byte table: check `hasByteTable` first).
+    func position(ofID bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !slots.isEmpty, !bytes.isEmpty else { return nil }
+        var h = Self.offsetBasis
+        for b in bytes { h = Self.step(h, b) }
+        let mask = slots.count - 1
+        var i = Self.finish(h) & mask
+        while true {
+            let slot = Int(slots[i])
+            if slot == 0 { return nil }
+            let start = Int(idStart[slot - 1])
+            if Int(idStart[slot]) - start == bytes.count {
+                var k = 0
+                while k < bytes.count && idBytes[start + k] == bytes[k] { k += 1 }
+                if k == bytes.count { return slot - 1 }
+            }
+            i = (i + 1) & mask
+        }
+    }
+}

@@ -33,6 +33,8 @@ struct LayoutBench: ParsableCommand {
     @Option(help: "Root-width edits to run (default: --max-ops); set to kiwi's count to compare checksums.")
     var edits: Int?
     @Option(help: "Constant changes to run (default: --max-ops).") var changes: Int?
+    @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
+    var parseOnly: Int?
 
     func run() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: bundle))
@@ -45,6 +47,7 @@ struct LayoutBench: ParsableCommand {
         case .failure(let e): throw ValidationError("invalid document: \(e.problems.prefix(5))")
         }
         let views = document.views.count
+        if let parseOnly { return try parseCase(documentJSON, workload: workload, views: views, reps: parseOnly) }
         let reps = buildReps ?? (views <= 200 ? 20 : views <= 2000 ? 5 : 3)
 
         var builds: [Double] = []
