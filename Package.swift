@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
         .testTarget(name: "CassowaryTests", dependencies: ["Cassowary", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
-        .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON"]),
+        .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "JSON", "TestSupport"]),

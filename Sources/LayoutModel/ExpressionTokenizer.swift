@@ -61,6 +61,10 @@ struct ExprTokenizer {
             if c == Self.space { i += 1; continue }
             if isWordStart(c) || (c == UInt8(ascii: ".") && isDigit(at: i + 1)) {
                 let (kind, end) = word(at: i)
+                // Every token consumes at least one character: the loop must end on any input.
+                guard end > i else {
+                    return .failure(ExprSyntaxError(column: i + 1, message: "unexpected character '\(Character(Unicode.Scalar(c)))'"))
+                }
                 add(kind, i, end); i = end; continue
             }
             switch c {
@@ -146,6 +150,13 @@ struct ExprTokenizer {
             if let value, !(at(end).map(isWordStart) ?? false), !attributeFollows(end) {
                 return (.number(value), end)
             }
+        }
+        if runEnd == start {
+            // `.5x`, `.5.top`: a fraction run into letters or a dot. No word starts here, so the
+            // whole run (digits, letters, dots) is one name, which the parser reports as unknown.
+            var j = start + 1
+            while let c = at(j), isWordStart(c) || c == UInt8(ascii: ".") { j += 1 }
+            return (.name(string(start, j)), j)
         }
         // Not a view: report the whole id when `.attribute` follows, else the part before any '-'.
         let end = attributeFollows(runEnd) ? runEnd : (ends.last(where: { $0 > start }) ?? runEnd)

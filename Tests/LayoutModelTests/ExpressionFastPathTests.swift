@@ -1,5 +1,6 @@
 import JSON
 import Testing
+import TestSupport
 @testable import LayoutModel
 
 /// `ExpressionCompiler.compile` takes the byte-level path of ExpressionCommon.swift when the context
@@ -91,7 +92,7 @@ struct ExpressionFastPathTests {
     /// relations, markers, priorities) and several spacings.
     @Test("random token sequences compile as the general path compiles them")
     func randomTexts() {
-        var rng = SplitMix(seed: 0x5eed_e4e5)
+        var rng = SeededGenerator(seed: 0x5eed_e4e5)
         let pieces = ["a.top", "b.top", "a.width", "b.height", "my-view.left", "10.width", "10", "b-1", "b", "a.size",
                       "nope.top", "a.nope", "a.topAnchor", "guide.top", "o1.width", "0", "-0.0", "1.5", ".5", "2e3",
                       "1e9", "16", "1000", "+", "-", "-", "*", "/", "(", ")", ",", "==", ">=", "<=", "|=|", "=", "~",
@@ -144,7 +145,7 @@ struct ExpressionFastPathTests {
     /// writes them) make the same items.
     @Test("the expression spelling of an object-form entry compiles to the same items")
     func objectFormSpelling() {
-        var rng = SplitMix(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         let anchors = ["a.top", "a.bottom", "b.top", "b.leading", "b.trailing", "a.width", "b.width", "b.height",
                        "label.centerX", "red.centerY", "guide.top", "my-view.width", "2col.left", "o1.width"]
         let numbers: [Double] = [0, -0.0, 1, 16, -16, 0.5, 2.5, -3, 0.1, 1e-5, 44, 1e9, 123.456]
@@ -175,15 +176,3 @@ struct ExpressionFastPathTests {
     }
 }
 
-/// SplitMix64 (Tests/TestSupport's generator, which this target does not depend on).
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

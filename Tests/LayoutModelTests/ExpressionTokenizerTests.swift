@@ -1,11 +1,13 @@
 import Testing
+import TestSupport
+import JSON
 @testable import LayoutModel
 
 @Suite("ExprTokenizer over bytes splits as the Character version did")
 struct ExpressionTokenizerTests {
     @Test("random texts, with non-ASCII characters, \\r\\n and combining marks")
     func randomTexts() {
-        var rng = SplitMixTokens(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         let views = ExpressionFastPathTests.views
         let pieces = ["a", ".", "top", "b", "-", "10", "my-view", "2col", "e", "\u{301}", "é", "\r\n", "\r", "\n",
                       "\t", " ", "\u{A0}", "\u{2003}", "\u{1C}", "\u{7F}", "\0", "=", "==", "|=|", "|", ">", "<",
@@ -21,18 +23,6 @@ struct ExpressionTokenizerTests {
     }
 }
 
-/// SplitMix64.
-private struct SplitMixTokens: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// ExprTokenizer as it was before it worked on bytes (a `Character` array), kept to test the
 /// byte version against. Splits an expression into tokens. View ids may contain `-` and start with digits, so words are
@@ -149,3 +139,33 @@ struct ReferenceExprTokenizer {
     }
 }
 
+
+@Suite("Expression tokenizer: termination")
+struct ExpressionTokenizerTerminationTests {
+    @Test("a fraction run into letters or dots is a syntax problem, not an endless loop", arguments: [
+        "a.width == .5x", "a.width == 1.5e", "a.width == .5.top", ".5x", "1.5e", ".5.top", "..5", ".5..",
+        "1e", "1e+", "a.width == 1.5e+x", "a.width == .5e5x",
+    ])
+    func fractions(_ text: String) throws {
+        let doc = try JSONParser.parse(#"{"views": {"a": {}}, "constraints": {"c": "\#(text)"}}"#)
+        guard case .failure(let e) = DocumentParser.parse(doc) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(e.problems.first?.pointer == "/constraints/c")
+    }
+
+    @Test("random texts over digits, dots, letters and operators always tokenize in bounded steps")
+    func randomTexts() {
+        var rng = SeededGenerator(seed: 21)
+        let alphabet = Array(".0123456789aex+-*/()=<>| #_~")
+        let views = ["a": View(id: "a"), "b1": View(id: "b1")]
+        for _ in 0..<20_000 {
+            let text = String((0..<Int.random(in: 1...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            switch ExprTokenizer(text, views: views).tokenize() {
+            case .success(let tokens): #expect(tokens.count <= text.utf8.count + 1, "\(text)")
+            case .failure: break
+            }
+        }
+    }
+}
