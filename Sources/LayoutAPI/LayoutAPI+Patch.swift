@@ -104,12 +104,14 @@ extension LayoutAPI {
             // Edit a copy (copy-on-write) and keep it only when nothing is broken.
             var trial = st.system
             stats = edit(&trial)
+            trial.refreshDiagnostics()
             diagnostics = trial.diagnostics
             if !diagnostics.broken.isEmpty { return .failed(Problems.strictConflict(diagnostics.broken)) }
             st.system = trial
         } else {
             // Nothing can fail from here on: edit in place.
             stats = edit(&st.system)
+            st.system.refreshDiagnostics()
             diagnostics = st.system.diagnostics
         }
         canonical(&st.canonical)

@@ -37,7 +37,6 @@ extension LayoutSystem {
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
         stats.pivots = solver.statistics.pivots - pivotsBefore
-        refreshAmbiguity(structureChanged: false)
         solver.updateValues()
         return stats
     }
@@ -104,7 +103,7 @@ extension LayoutSystem {
         let nowInactive = entry.active == false || (!next.isEmpty && !next.contains(where: \.active))
         if nowInactive != inactive.contains(entry.id) { inactive = inactiveEntries }
         stats.pivots = solver.statistics.pivots - pivotsBefore
-        refreshAmbiguity(structureChanged: stats.added + stats.removed > 0)
+        if stats.added + stats.removed > 0 { ambiguityStale = true }
         solver.updateValues()
         if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
         return stats

@@ -73,7 +73,7 @@ extension LayoutSystem {
     public var diagnostics: Diagnostics {
         var d = Diagnostics()
         d.broken = brokenConstraints
-        d.ambiguous = ambiguous
+        d.ambiguous = ambiguityIsCurrent ? ambiguous : ambiguousViews
         d.inactive = inactive
         return d
     }
@@ -103,15 +103,23 @@ extension LayoutSystem {
         }
     }
 
-    /// Recomputes `ambiguous` unless the last edit provably left the free directions as they
-    /// were: nothing added or removed, no pivot, and the same degenerate rows (the only other
-    /// input of `Solver.freeDirections`, see `Solver.degenerateRows`).
-    mutating func refreshAmbiguity(structureChanged: Bool) {
-        if structureChanged || solver.statistics.pivots != ambiguityPivots || !solver.degenerateRowsEqual(degenerate) {
-            ambiguous = ambiguousViews
-            degenerate = solver.degenerateRows()
-        }
+    /// Brings the kept `diagnostics.ambiguous` up to date, so that reading `diagnostics` costs
+    /// nothing until the next edit. It is recomputed only when an edit added or removed a
+    /// constraint, pivoted, or changed which restricted rows are degenerate: the only inputs of
+    /// `Solver.freeDirections` (see `Solver.degenerateRows`; a constant change without a pivot can
+    /// still open a free direction). Edits do not do this themselves: a caller that never reads
+    /// diagnostics (a benchmark, a one-shot solve) never pays for them.
+    public mutating func refreshDiagnostics() {
+        guard !ambiguityIsCurrent else { return }
+        ambiguous = ambiguousViews
+        degenerate = solver.degenerateRows()
         ambiguityPivots = solver.statistics.pivots
+        ambiguityStale = false
+    }
+
+    /// The kept `ambiguous` still describes the solver.
+    var ambiguityIsCurrent: Bool {
+        !ambiguityStale && solver.statistics.pivots == ambiguityPivots && solver.degenerateRowsEqual(degenerate)
     }
 
     /// Views whose returned frame values could differ in another optimal solution.

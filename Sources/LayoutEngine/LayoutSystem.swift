@@ -43,10 +43,13 @@ public struct LayoutSystem: Sendable {
     var viewVariables: [ViewVariables?] = []
     /// `diagnostics.inactive`, kept up to date by every edit that can switch an entry.
     var inactive: [String] = []
-    /// `diagnostics.ambiguous`, and what it was computed from (see `refreshAmbiguity`).
+    /// `diagnostics.ambiguous` as last computed by `refreshDiagnostics`, and what it was computed
+    /// from: it is current while no constraint was added or removed since (`ambiguityStale`), the
+    /// solver has not pivoted, and the same restricted rows are degenerate.
     var ambiguous: [String] = []
     var degenerate: [Int32] = []
     var ambiguityPivots = -1
+    var ambiguityStale = true
     var activation: ActivationContext
     /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
     var hasWhenRules = false
@@ -94,7 +97,7 @@ public struct LayoutSystem: Sendable {
         delegateMemory = nextDelegateMemory(context)
         indexFrames()
         inactive = inactiveEntries
-        refreshAmbiguity(structureChanged: true)
+        ambiguityStale = true
         solver.updateValues()
     }
 
@@ -187,7 +190,7 @@ public struct LayoutSystem: Sendable {
         indexDocument(context, index: nextIndex)
         indexFrames()
         inactive = inactiveEntries
-        refreshAmbiguity(structureChanged: true)
+        ambiguityStale = true
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
         if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }

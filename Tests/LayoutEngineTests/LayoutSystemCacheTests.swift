@@ -31,11 +31,14 @@ struct LayoutSystemCacheTests {
         let wider = Self.withConstant(max, max.items[0].constant - 20)
         let widened = system.replaceEntry(wider)
         #expect(widened?.pivots == 0)
+        system.refreshDiagnostics()
+        #expect(system.ambiguous == ["a"])
         #expect(system.diagnostics.ambiguous == ["a"])
         #expect(system.diagnostics == LayoutSystem(document: system.document).diagnostics)
         let narrowed = system.replaceEntry(max)
         #expect(narrowed != nil)
-        #expect(system.diagnostics.ambiguous.isEmpty)
+        system.refreshDiagnostics()
+        #expect(system.ambiguous.isEmpty)
     }
 
     @Test("after random constant changes, resizes and toggles, diagnostics and frames equal a fresh solve")
@@ -76,6 +79,9 @@ struct LayoutSystemCacheTests {
                 system.replace(views: [v], entries: [])
             }
             let fresh = LayoutSystem(document: system.document)
+            system.refreshDiagnostics()
+            #expect(system.ambiguityIsCurrent, "step \(step)")
+            #expect(system.ambiguous == fresh.diagnostics.ambiguous, "step \(step)")
             #expect(system.diagnostics == fresh.diagnostics, "step \(step)")
             let a = system.frames().map(\.frame), b = fresh.frames().map(\.frame)
             let close = zip(a, b).allSatisfy { p, q in
