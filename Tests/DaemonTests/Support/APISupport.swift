@@ -89,25 +89,11 @@ extension RawHTTPConnection {
 enum Judge {
 
     /// `{id: [x, y, width, height]}` of a `frames` object.
-    static func frames(_ value: JSONValue?) -> [String: [Double]] {
-        var out: [String: [Double]] = [:]
-        for (id, frame) in value?.objectValue?.entries.map({ ($0, $1) }) ?? [] {
-            out[id] = ["x", "y", "width", "height"].map { frame[$0]?.numberValue ?? .nan }
-        }
-        return out
-    }
+    static func frames(_ value: JSONValue?) -> [String: [Double]] { FrameMaps.frames(value) }
 
     /// Differences between two frame maps beyond `tolerance`, sorted.
     static func frameDifferences(_ a: [String: [Double]], _ b: [String: [Double]], tolerance: Double = 1e-6) -> [String] {
-        var out: [String] = []
-        if Set(a.keys) != Set(b.keys) { out.append("views \(a.keys.sorted()) vs \(b.keys.sorted())") }
-        for (id, fa) in a {
-            guard let fb = b[id] else { continue }
-            for k in 0..<4 where !(abs(fa[k] - fb[k]) <= tolerance) {
-                out.append("\(id)[\(["x", "y", "width", "height"][k])]: \(fa[k]) vs \(fb[k])")
-            }
-        }
-        return out.sorted()
+        FrameMaps.differences(a, b, tolerance: tolerance)
     }
 
     /// Differences between two `diagnostics` objects: broken ids in order, ambiguous as sets, inactive in order.
