@@ -77,12 +77,6 @@ public struct JSONObject: Equatable, Sendable {
         }
     }
 
-    /// The value at `position` (in insertion order), modifiable in place.
-    public subscript(position i: Int) -> JSONValue {
-        get { values[i] }
-        _modify { yield &values[i] }
-    }
-
     private mutating func remove(at i: Int) {
         keys.remove(at: i)
         values.remove(at: i)

@@ -104,15 +104,13 @@ extension LayoutAPI {
             // Edit a copy (copy-on-write) and keep it only when nothing is broken.
             var trial = st.system
             stats = edit(&trial)
-            trial.refreshDiagnostics()
-            diagnostics = trial.diagnostics
+            diagnostics = trial.refreshDiagnostics()
             if !diagnostics.broken.isEmpty { return .failed(Problems.strictConflict(diagnostics.broken)) }
             st.system = trial
         } else {
             // Nothing can fail from here on: edit in place.
             stats = edit(&st.system)
-            st.system.refreshDiagnostics()
-            diagnostics = st.system.diagnostics
+            diagnostics = st.system.refreshDiagnostics()
         }
         canonical(&st.canonical)
         st.revision += 1

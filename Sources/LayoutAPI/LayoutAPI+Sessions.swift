@@ -22,8 +22,7 @@ extension LayoutAPI {
         let t1 = ContinuousClock.now
         var system = LayoutSystem(document: document)
         system.compact()  // a session keeps it
-        system.refreshDiagnostics()
-        let diagnostics = system.diagnostics
+        let diagnostics = system.refreshDiagnostics()
         if options.strict && !diagnostics.broken.isEmpty { throw Failure(Problems.strictConflict(diagnostics.broken)) }
         let timing = ServerTiming(parse: t1 - t0, solve: ContinuousClock.now - t1)
         return Prepared(canonical: CanonicalDocument(DocumentParser.canonicalize(json)), system: system,

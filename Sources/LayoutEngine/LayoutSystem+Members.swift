@@ -41,10 +41,7 @@ extension LayoutSystem {
             }
         }
         if general || (hasWhenRules && !(visibility.isEmpty && resizes.isEmpty)) {
-            var next = document
-            for view in views { if let i = viewIndex[view.id] { next.views[i] = view } }
-            for entry in entries { if let i = entryIndex[entry.id] { next.constraints[i] = entry } }
-            return document == next ? EditStats() : apply(next)
+            return fallback(EditStats(), views: views, entries: entries)
         }
         var stats = EditStats()
         if !visibility.isEmpty {
@@ -93,7 +90,8 @@ extension LayoutSystem {
         return probe == new
     }
 
-    /// Finishes an edit whose fast path declined part-way (broken constraints are involved).
+    /// Applies the edited document through `apply` (after `done`, the part a fast path did):
+    /// for edits no fast path takes, and those one declined part-way (broken constraints).
     private mutating func fallback(_ done: EditStats, views: [View], entries: [ConstraintEntry]) -> EditStats {
         var next = document
         for view in views { if let i = viewIndex[view.id] { next.views[i] = view } }

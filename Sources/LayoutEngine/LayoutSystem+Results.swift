@@ -71,9 +71,13 @@ extension LayoutSystem {
     }
 
     public var diagnostics: Diagnostics {
+        diagnostics(ambiguous: ambiguityIsCurrent ? ambiguous : ambiguousViews)
+    }
+
+    private func diagnostics(ambiguous: [String]) -> Diagnostics {
         var d = Diagnostics()
         d.broken = brokenConstraints
-        d.ambiguous = ambiguityIsCurrent ? ambiguous : ambiguousViews
+        d.ambiguous = ambiguous
         d.inactive = inactive
         return d
     }
@@ -109,12 +113,16 @@ extension LayoutSystem {
     /// `Solver.freeDirections` (see `Solver.degenerateRows`; a constant change without a pivot can
     /// still open a free direction). Edits do not do this themselves: a caller that never reads
     /// diagnostics (a benchmark, a one-shot solve) never pays for them.
-    public mutating func refreshDiagnostics() {
-        guard !ambiguityIsCurrent else { return }
-        ambiguous = ambiguousViews
-        degenerate = solver.degenerateRows()
-        ambiguityPivots = solver.statistics.pivots
-        ambiguityStale = false
+    /// - Returns: the diagnostics (what `diagnostics` would answer, without checking again).
+    @discardableResult
+    public mutating func refreshDiagnostics() -> Diagnostics {
+        if !ambiguityIsCurrent {
+            ambiguous = ambiguousViews
+            degenerate = solver.degenerateRows()
+            ambiguityPivots = solver.statistics.pivots
+            ambiguityStale = false
+        }
+        return diagnostics(ambiguous: ambiguous)
     }
 
     /// The kept `ambiguous` still describes the solver.

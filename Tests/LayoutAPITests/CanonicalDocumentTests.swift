@@ -37,7 +37,7 @@ struct CanonicalDocumentTests {
             doc.replace(group, at: position, with: member)
             value.modifyObject { top in
                 let key = group == .views ? "views" : "constraints"
-                top[position: top.position(of: key)!].modifyObject { $0[id] = member }
+                top[key]!.modifyObject { $0[id] = member }
             }
             #expect(doc.bytes == JSONWriter.serialize(value))
             for p in 0..<doc.count(.views) {
