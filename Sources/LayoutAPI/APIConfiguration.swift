@@ -13,6 +13,11 @@ public struct APIConfiguration: Sendable {
     public var maxConstraints: Int
     /// Most sessions alive at once; creating one more answers 429. Default 10 000.
     public var maxSessions: Int
+    /// Most sessions kept resident, their solver in memory; beyond, the least recently used
+    /// sleep as their canonical document text and are solved again on their next request
+    /// (docs/http.md, "Resident and dormant sessions"). 0: no limit. Default 0 here; the daemon's
+    /// configuration sets 1 000.
+    public var maxResidentSessions: Int
     /// A session not touched (by any request naming it) for this many seconds is dropped.
     /// Default 900 (15 minutes); 0 or less never expires sessions.
     public var sessionIdleTimeoutSeconds: Double
@@ -26,13 +31,14 @@ public struct APIConfiguration: Sendable {
     public var clock: @Sendable () -> Double
 
     public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
-                maxSessions: Int = 10_000, sessionIdleTimeoutSeconds: Double = 900,
+                maxSessions: Int = 10_000, maxResidentSessions: Int = 0, sessionIdleTimeoutSeconds: Double = 900,
                 corsOrigins: [String] = [], maxJSONDepth: Int = 64,
                 clock: @escaping @Sendable () -> Double = APIConfiguration.monotonicSeconds) {
         self.maxBodyBytes = maxBodyBytes
         self.maxViews = maxViews
         self.maxConstraints = maxConstraints
         self.maxSessions = maxSessions
+        self.maxResidentSessions = maxResidentSessions
         self.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds
         self.corsOrigins = corsOrigins
         self.maxJSONDepth = maxJSONDepth

@@ -7,7 +7,7 @@ extension LayoutAPI {
     /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
     func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard let session = store.lookup(id), session.state.withLock({ $0.alive }) else {
+        guard let session = store.lookup(id), session.liveRevision != nil else {
             return Problems.sessionNotFound(id)
         }
         var response = APIResponse(status: 200, headers: [
@@ -27,7 +27,7 @@ extension LayoutAPI {
     /// answer and the stream opening. Unsubscribes when the stream ends.
     static func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
         let events = session.events
-        let token: Int? = session.state.withLock { st in
+        let token: Int? = session.withState { st in
             st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
         }
         guard let token else {

@@ -29,7 +29,7 @@ extension LayoutAPI {
         var timing = ServerTiming(parse: ContinuousClock.now - t0)
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
 
-        let outcome: PatchOutcome = session.state.withLock { st in
+        let outcome: PatchOutcome = session.withState { st in
             guard st.alive else { return .failed(Problems.sessionNotFound(id)) }
             if let ifMatch, !ifMatch.matchesStrong(revision: st.revision) {
                 return .failed(Problems.preconditionFailed(revision: st.revision,

@@ -41,7 +41,7 @@ extension LayoutAPI {
                                      diagnostics: prepared.diagnostics)
             // 128 random bits collide with a live id essentially never; retry if they do.
             for _ in 0..<8 {
-                let session = Session(id: SessionID.random(), state: state)
+                let session = Session(id: SessionID.random(), state: state, limits: limits)
                 switch store.insert(session) {
                 case .inserted: return created(session.id, state, options, prepared.timing)
                 case .exists: continue
@@ -115,14 +115,14 @@ extension LayoutAPI {
             let prepared = try prepare(request.body, options) {
                 // Preconditions before the document is validated, as for PATCH; checked again
                 // under the session's lock when committing.
-                let current = store.lookup(id)?.state.withLock { $0.alive ? $0.revision : nil }
+                let current = store.lookup(id)?.liveRevision
                 if let failure = preconditionFailure(current) { return failure }
                 if current == nil && store.isFull { return Problems.tooManySessions(limit: store.maxSessions) }
                 return nil
             }
             for _ in 0..<16 {
                 if let session = store.lookup(id) {
-                    let outcome: PutOutcome = session.state.withLock { st in
+                    let outcome: PutOutcome = session.withState { st in
                         guard st.alive else { return .retry }
                         if let failure = preconditionFailure(st.revision) { return .failed(failure) }
                         if st.canonical != prepared.canonical {
@@ -145,7 +145,7 @@ extension LayoutAPI {
                 if let failure = preconditionFailure(nil) { return failure }
                 let state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
                                          diagnostics: prepared.diagnostics)
-                switch store.insert(Session(id: id, state: state)) {
+                switch store.insert(Session(id: id, state: state, limits: limits)) {
                 case .inserted: return created(id, state, options, prepared.timing)
                 case .exists: continue
                 case .full: return Problems.tooManySessions(limit: store.maxSessions)
@@ -165,7 +165,7 @@ extension LayoutAPI {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
         typealias Snapshot = (canonical: CanonicalDocument, revision: Int, diagnostics: Diagnostics,
                               frames: [(id: String, frame: Frame)])
-        let snapshot: Snapshot? = session.state.withLock { st in
+        let snapshot: Snapshot? = session.withState { st in
             guard st.alive else { return nil }
             return (st.canonical, st.revision, st.diagnostics,
                     options.absolute ? st.system.frames(.absolute) : st.frames)
@@ -189,13 +189,13 @@ extension LayoutAPI {
     func deleteSession(_ id: String, _ request: APIRequest) -> APIResponse {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
-        let failure: APIResponse? = session.state.withLock { st in
-            guard st.alive else { return Problems.sessionNotFound(id) }
-            if let ifMatch, !ifMatch.matchesStrong(revision: st.revision) {
-                return Problems.preconditionFailed(revision: st.revision,
-                    detail: "If-Match does not match the current revision \(st.revision)")
+        let failure: APIResponse? = session.withLifecycle { revision, alive in
+            guard alive else { return Problems.sessionNotFound(id) }
+            if let ifMatch, !ifMatch.matchesStrong(revision: revision) {
+                return Problems.preconditionFailed(revision: revision,
+                    detail: "If-Match does not match the current revision \(revision)")
             }
-            st.alive = false
+            alive = false
             return nil
         }
         if let failure { return failure }

@@ -6,7 +6,7 @@ extension LayoutAPI {
     /// The session drawn as SVG (absolute coordinates); `ETag`, 304 on a matching `If-None-Match`.
     func renderSession(_ id: String, _ request: APIRequest) -> APIResponse {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
-        let snapshot: (revision: Int, svg: String)? = session.state.withLock { st in
+        let snapshot: (revision: Int, svg: String)? = session.withState { st in
             guard st.alive else { return nil }
             return (st.revision, SVGRenderer.render(document: st.system.document,
                                                     frames: st.system.frames(.absolute),

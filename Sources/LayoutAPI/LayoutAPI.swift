@@ -20,6 +20,7 @@ public final class LayoutAPI: Sendable {
     public init(configuration: APIConfiguration = APIConfiguration()) {
         self.configuration = configuration
         self.store = SessionStore(maxSessions: configuration.maxSessions,
+                                  maxResident: configuration.maxResidentSessions,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock)
         self.cors = CORS(origins: configuration.corsOrigins)

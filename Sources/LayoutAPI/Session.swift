@@ -5,16 +5,87 @@ import LayoutModel
 /// One session: a layout document held in a solver between requests.
 ///
 /// Its state sits behind its own lock, so requests on one session are serialised while
-/// different sessions proceed in parallel.
+/// different sessions proceed in parallel. A session is *resident* (its solver, model and frames
+/// in memory, ready for an incremental edit) or *dormant* (only its canonical document text,
+/// revision and last frames: about a tenth of the memory). The store puts the least recently
+/// used sessions to sleep beyond its resident budget; `withState` wakes one by solving its
+/// document again, which gives the solution the session had (see `DormantSession`).
 final class Session: Sendable {
     let id: String
-    let state: Locked<SessionState>
+    private let slot: Locked<Slot>
     /// Subscribers of `GET /v1/sessions/{id}/events`.
     let events = SessionEvents()
+    /// The limits the document was validated under (a dormant document is re-read with them).
+    let limits: DocumentLimits
 
-    init(id: String, state: SessionState) {
+    private enum Slot {
+        case resident(SessionState)
+        case dormant(DormantSession)
+        /// Only inside `withState`: the state is out of the slot so that edits to it do not
+        /// copy its arrays (a second reference would).
+        case moving
+    }
+
+    init(id: String, state: SessionState, limits: DocumentLimits) {
         self.id = id
-        self.state = Locked(state)
+        self.limits = limits
+        self.slot = Locked(.resident(state))
+    }
+
+    /// Runs `body` on the session's state under its lock, waking the session first when it is
+    /// dormant. Rethrows what `body` throws.
+    func withState<R>(_ body: (inout SessionState) throws -> R) rethrows -> R {
+        try slot.withLock { slot in
+            var state: SessionState
+            switch slot {
+            case .resident(let s): state = s
+            case .dormant(let d): state = d.wake(limits: limits)
+            case .moving: preconditionFailure("Session.withState re-entered")
+            }
+            slot = .moving
+            defer { slot = .resident(state) }
+            return try body(&state)
+        }
+    }
+
+    /// Runs `body` on the session's revision and liveness under its lock, without waking it:
+    /// for the checks that need nothing else (DELETE, expiry, PUT's preconditions).
+    func withLifecycle<R>(_ body: (_ revision: Int, _ alive: inout Bool) -> R) -> R {
+        slot.withLock { slot in
+            switch slot {
+            case .resident(var s):
+                slot = .moving
+                defer { slot = .resident(s) }
+                return body(s.revision, &s.alive)
+            case .dormant(var d):
+                slot = .moving
+                defer { slot = .dormant(d) }
+                return body(d.revision, &d.alive)
+            case .moving:
+                preconditionFailure("Session.withLifecycle re-entered")
+            }
+        }
+    }
+
+    /// The revision while the session is alive; nil once deleted or expired. Never wakes it.
+    var liveRevision: Int? { withLifecycle { revision, alive in alive ? revision : nil } }
+
+    /// Marks the session dead (deleted or expired) without waking it.
+    func retire() { withLifecycle { _, alive in alive = false } }
+
+    /// Puts a resident, live session to sleep; returns whether it did.
+    @discardableResult
+    func sleep() -> Bool {
+        slot.withLock { slot in
+            guard case .resident(let s) = slot, s.alive else { return false }
+            slot = .dormant(DormantSession(s))
+            return true
+        }
+    }
+
+    /// Whether the session holds its solver now (for tests and statistics).
+    var isResident: Bool {
+        slot.withLock { if case .resident = $0 { return true } else { return false } }
     }
 }
 

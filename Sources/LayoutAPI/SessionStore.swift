@@ -5,50 +5,78 @@
 /// and any access sweeps when the last sweep is older than `sweepInterval`; `sweep()` lets the
 /// daemon do it on a timer too. Lock order: the store's lock is never taken while a session's
 /// lock is held, and the store never takes a session's lock while holding its own.
+///
+/// Residency: every session a lookup or insert hands out counts as resident (the caller is about
+/// to use its solver). When more than `maxResident` are, the least recently used go to sleep
+/// (`Session.sleep`, outside the store's lock) in a batch of `residentBatch`, so the choice (a
+/// sort of the resident ones) costs little per request.
 final class SessionStore: Sendable {
     private struct Entry {
         let session: Session
         var lastUsed: Double
+        /// `Table.uses` at the last lookup or insert: orders sessions by recency even when the
+        /// clock reads the same for several requests.
+        var use: UInt64
+        var resident = true
     }
 
     private struct Table {
         var entries: [String: Entry] = [:]
+        /// Ids of the entries marked resident.
+        var resident: Set<String> = []
+        var uses: UInt64 = 0
         var lastSweep: Double
     }
 
     private let table: Locked<Table>
     let maxSessions: Int
+    /// Most sessions kept resident; 0: no limit.
+    let maxResident: Int
     /// Seconds; 0 or less: sessions never expire.
     let idleTimeout: Double
     let clock: @Sendable () -> Double
 
     var sweepInterval: Double { min(max(idleTimeout, 1), 60) }
+    /// How many sessions go to sleep at once when the resident budget is exceeded.
+    var residentBatch: Int { max(1, maxResident / 16) }
 
-    init(maxSessions: Int, idleTimeout: Double, clock: @escaping @Sendable () -> Double) {
+    init(maxSessions: Int, maxResident: Int = 0, idleTimeout: Double, clock: @escaping @Sendable () -> Double) {
         self.maxSessions = maxSessions
+        self.maxResident = maxResident
         self.idleTimeout = idleTimeout
         self.clock = clock
         self.table = Locked(Table(lastSweep: clock()))
     }
+
+    /// Sessions marked resident (an upper bound of those holding a solver).
+    var residentCount: Int { table.withLock { $0.resident.count } }
 
     var count: Int { table.withLock { $0.entries.count } }
 
     /// The live session with this id, marking it used now; nil when absent or expired.
     func lookup(_ id: String) -> Session? {
         let now = clock()
-        var dropped: [Session] = []
+        var dropped: [Session] = [], sleepers: [Session] = []
         let found: Session? = table.withLock { t in
             dropped = sweepIfDue(&t, now: now)
             guard let e = t.entries[id] else { return nil }
             if isExpired(e, now: now) {
-                t.entries[id] = nil
+                drop(id, from: &t)
                 dropped.append(e.session)
                 return nil
             }
             t.entries[id]?.lastUsed = now
+            t.uses += 1
+            t.entries[id]?.use = t.uses
+            if !e.resident {
+                t.entries[id]?.resident = true
+                t.resident.insert(id)
+                sleepers = chooseSleepers(&t, keeping: id)
+            }
             return e.session
         }
         retire(dropped)
+        for s in sleepers { s.sleep() }
         return found
     }
 
@@ -66,29 +94,33 @@ final class SessionStore: Sendable {
     /// Adds `session` unless its id is taken or the limit is reached (after dropping expired ones).
     func insert(_ session: Session) -> InsertResult {
         let now = clock()
-        var dropped: [Session] = []
+        var dropped: [Session] = [], sleepers: [Session] = []
         let result: InsertResult = table.withLock { t in
             dropped = sweepIfDue(&t, now: now)
             if let e = t.entries[session.id] {
                 if !isExpired(e, now: now) { return .exists(e.session) }
-                t.entries[session.id] = nil
+                drop(session.id, from: &t)
                 dropped.append(e.session)
             }
             if t.entries.count >= maxSessions {
                 dropped += sweep(&t, now: now)
                 if t.entries.count >= maxSessions { return .full }
             }
-            t.entries[session.id] = Entry(session: session, lastUsed: now)
+            t.uses += 1
+            t.entries[session.id] = Entry(session: session, lastUsed: now, use: t.uses)
+            t.resident.insert(session.id)
+            sleepers = chooseSleepers(&t, keeping: session.id)
             return .inserted
         }
         retire(dropped)
+        for s in sleepers { s.sleep() }
         return result
     }
 
     /// Removes this very session (not a newer one with the same id). The caller marks it dead.
     func remove(_ session: Session) {
         table.withLock { t in
-            if t.entries[session.id]?.session === session { t.entries[session.id] = nil }
+            if t.entries[session.id]?.session === session { drop(session.id, from: &t) }
         }
     }
 
@@ -126,16 +158,44 @@ final class SessionStore: Sendable {
         var dropped: [Session] = []
         for (id, e) in t.entries where isExpired(e, now: now) {
             dropped.append(e.session)
-            t.entries[id] = nil
+            drop(id, from: &t)
         }
         return dropped
+    }
+
+    private func drop(_ id: String, from t: inout Table) {
+        t.entries[id] = nil
+        t.resident.remove(id)
+    }
+
+    /// When the resident budget is exceeded, marks the least recently used resident sessions
+    /// (never `keeping`, the one being handed out) as asleep and returns them, for the caller to
+    /// put to sleep once the store's lock is released.
+    private func chooseSleepers(_ t: inout Table, keeping: String) -> [Session] {
+        guard maxResident > 0, t.resident.count > maxResident else { return [] }
+        var candidates: [(use: UInt64, id: String)] = []
+        candidates.reserveCapacity(t.resident.count)
+        for id in t.resident where id != keeping {
+            if let e = t.entries[id] { candidates.append((e.use, id)) }
+        }
+        // Down to the budget less a batch, so that the next sort is a batch of requests away.
+        let excess = min(candidates.count, t.resident.count - maxResident + residentBatch - 1)
+        candidates.sort { $0.use < $1.use }
+        var sleepers: [Session] = []
+        sleepers.reserveCapacity(excess)
+        for (_, id) in candidates.prefix(excess) {
+            t.resident.remove(id)
+            t.entries[id]?.resident = false
+            if let e = t.entries[id] { sleepers.append(e.session) }
+        }
+        return sleepers
     }
 
     /// Marks dropped sessions dead, outside the store's lock (see the lock order above), and
     /// ends their event streams.
     private func retire(_ sessions: [Session]) {
         for s in sessions {
-            s.state.withLock { $0.alive = false }
+            s.retire()
             s.events.end(sessionID: s.id, reason: "expired")
         }
     }

@@ -21,6 +21,8 @@ struct LayoutBench: ParsableCommand {
           pipeline         parse + validate + compile + solve + encode the document's JSON text
           session-patch    the constant changes and root widths as merge patches to an in-process
                            session (LayoutAPI.handle: everything a PATCH costs but the socket)
+          session-wake     the constant changes alternately to two sessions with one resident
+                           place: every PATCH wakes a dormant session (a fresh solve) first
           json-parse       request-body parsers on the document and on a small patch: ours,
                            Foundation's JSONSerialization, Foundation's JSONDecoder
         checksum = Σ over views of x + y (relative to the parent) + width + height.
@@ -118,6 +120,7 @@ struct LayoutBench: ParsableCommand {
               "ms_max": pipeline.max()!]))
 
         try sessionPatches(json, text: text, root: root, workload: workload, views: views)
+        sessionWakes(json, text: text, workload: workload, views: views)
         let patch = Array(#"{"constraints":{"c1":{"constant":12}}}"#.utf8)
         try jsonParsers(document: text, patch: patch, workload: workload, views: views)
     }

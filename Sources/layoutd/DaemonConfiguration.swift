@@ -32,6 +32,9 @@ struct DaemonConfiguration: Equatable, Sendable {
     var maxConstraints = 100_000
     /// Most sessions alive at once; creating one more answers 429.
     var maxSessions = 10_000
+    /// Most sessions kept resident (solver in memory); the least recently used beyond sleep as
+    /// their document text and wake on their next request. 0: every session stays resident.
+    var maxResidentSessions = 1_000
     /// A session untouched for this long is dropped; 0 never drops one.
     var sessionIdleTimeoutSeconds = 900.0
     /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, or `*`); empty: no CORS.
@@ -41,7 +44,8 @@ struct DaemonConfiguration: Equatable, Sendable {
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "shutdownGraceSeconds", "backlog", "logLevel", "lockDirectory",
-        "maxViews", "maxConstraints", "maxSessions", "sessionIdleTimeoutSeconds", "corsOrigins",
+        "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
+        "corsOrigins",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -116,6 +120,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxViews": maxViews = try integer()
         case "maxConstraints": maxConstraints = try integer()
         case "maxSessions": maxSessions = try integer()
+        case "maxResidentSessions": maxResidentSessions = try integer()
         case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try number()
         case "corsOrigins": corsOrigins = try strings()
         default:
@@ -143,6 +148,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         if maxViews < 1 { try fail("maxViews must be at least 1") }
         if maxConstraints < 0 { try fail("maxConstraints must not be negative") }
         if maxSessions < 1 { try fail("maxSessions must be at least 1") }
+        if maxResidentSessions < 0 { try fail("maxResidentSessions must not be negative (0 means no limit)") }
         if !(sessionIdleTimeoutSeconds >= 0) {
             try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
         }
@@ -173,7 +179,8 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// The settings that belong to the API, as LayoutAPI takes them.
     var apiConfiguration: APIConfiguration {
         APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints,
-                         maxSessions: maxSessions, sessionIdleTimeoutSeconds: sessionIdleTimeoutSeconds,
+                         maxSessions: maxSessions, maxResidentSessions: maxResidentSessions,
+                         sessionIdleTimeoutSeconds: sessionIdleTimeoutSeconds,
                          corsOrigins: corsOrigins)
     }
 
@@ -208,6 +215,7 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxViews": String(maxViews),
             "maxConstraints": String(maxConstraints),
             "maxSessions": String(maxSessions),
+            "maxResidentSessions": String(maxResidentSessions),
             "sessionIdleTimeoutSeconds": jsonNumber(sessionIdleTimeoutSeconds),
             "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
         ]

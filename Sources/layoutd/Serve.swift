@@ -14,7 +14,7 @@ struct Serve: ParsableCommand {
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, lockDirectory, maxViews, \
-            maxConstraints, maxSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
+            maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
             shows the settings in effect.
@@ -93,6 +93,11 @@ struct Serve: ParsableCommand {
     var maxSessions: Int?
 
     @Option(help: ArgumentHelp(
+        "Most sessions kept resident (solver in memory); the least recently used beyond sleep as their document text and are solved again on their next request. 0: no limit. Default: 1000.",
+        valueName: "n"))
+    var maxResidentSessions: Int?
+
+    @Option(help: ArgumentHelp(
         "Seconds after which a session no request names is dropped; 0 keeps sessions forever. Default: 900.",
         valueName: "seconds"))
     var sessionIdleTimeoutSeconds: Double?
@@ -168,8 +173,8 @@ struct Serve: ParsableCommand {
         writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
         logger.info("""
             serving with \(settings.effectiveThreads) worker thread(s); max body \(settings.maxBodyBytes) bytes, \
-            timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions, idle \
-            time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
+            timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
+            resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " "))
             """)
         do {
@@ -198,6 +203,7 @@ struct Serve: ParsableCommand {
         if let maxViews { settings.maxViews = maxViews }
         if let maxConstraints { settings.maxConstraints = maxConstraints }
         if let maxSessions { settings.maxSessions = maxSessions }
+        if let maxResidentSessions { settings.maxResidentSessions = maxResidentSessions }
         if let sessionIdleTimeoutSeconds { settings.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds }
         if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
         try settings.validate()

@@ -6,9 +6,10 @@ import LayoutAPI
 
 @Suite("Concurrent requests")
 struct ConcurrencyTests {
-    @Test("many sessions patched from several threads: no crash, no lost update")
-    func manySessions() {
-        let c = Client()
+    @Test("many sessions patched from several threads: no crash, no lost update (all resident, or 2 of 8)",
+          arguments: [0, 2])
+    func manySessions(resident: Int) {
+        let c = Client(APIConfiguration(maxResidentSessions: resident))
         let sessions = 8, perSession = 12
         for s in 0..<sessions { c.put("s\(s)", Docs.stack) }
         DispatchQueue.concurrentPerform(iterations: sessions * perSession) { i in
@@ -52,7 +53,7 @@ struct ConcurrencyTests {
 
     @Test("creates, replaces, deletes and reads racing on the same ids never crash or answer 5xx")
     func churn() {
-        let c = Client(APIConfiguration(maxSessions: 6))
+        let c = Client(APIConfiguration(maxSessions: 6, maxResidentSessions: 2))
         DispatchQueue.concurrentPerform(iterations: 200) { i in
             let id = "k\(i % 5)"
             let r: APIResponse

@@ -1,0 +1,55 @@
+import JSON
+import LayoutEngine
+import LayoutModel
+
+/// A session asleep: its canonical document as text, its revision, and the frames it last
+/// answered, without the solver, the document model or the engine (about 23 KiB instead of
+/// about 285 KiB for a 50-view form).
+///
+/// Waking solves the document again. A session's frames are always those of a fresh solve of
+/// its canonical document (edits are checked against fresh sessions; a session that outgrows its
+/// solver rebuilds the same way), so a woken session answers what it answered before it slept.
+/// The frames it last answered are kept all the same (4 numbers a view): the next PATCH reports
+/// the frames that changed since then, whatever the solve gives.
+struct DormantSession: Sendable {
+    /// The canonical document: its text, and where its members are (8 bytes a member; waking
+    /// would otherwise write the text again to find them).
+    let canonical: CanonicalDocument
+    let revision: Int
+    var alive: Bool
+    /// Relative frames at the time it fell asleep, in view order.
+    let frames: [Frame]
+
+    init(_ state: SessionState) {
+        canonical = state.canonical
+        revision = state.revision
+        alive = state.alive
+        frames = state.frames.map(\.frame)
+    }
+
+    /// The resident state again: the document re-read from its text, solved and diagnosed.
+    ///
+    /// The text is a canonical document that validated under `limits` when it was stored, so it
+    /// reads back; if it ever did not, the session wakes dead (it answers 404 like a deleted one)
+    /// rather than trapping the daemon.
+    func wake(limits: DocumentLimits) -> SessionState {
+        guard let json = try? JSONParser.parse(canonical.bytes, maxDepth: 1024),
+              case .success(let document) = DocumentParser.parse(json, limits: limits) else {
+            var dead = SessionState(canonical: CanonicalDocument(.object(JSONObject())),
+                                    system: LayoutSystem(document: Document()), revision: revision,
+                                    diagnostics: Diagnostics())
+            dead.alive = false
+            return dead
+        }
+        var system = LayoutSystem(document: document)
+        system.compact()
+        let diagnostics = system.refreshDiagnostics()
+        var state = SessionState(canonical: canonical, system: system, revision: revision,
+                                 diagnostics: diagnostics)
+        if state.frames.count == frames.count {
+            for i in frames.indices { state.frames[i].frame = frames[i] }
+        }
+        state.alive = alive
+        return state
+    }
+}
