@@ -6,9 +6,10 @@ import LayoutModel
 /// answered, without the solver, the document model or the engine (about 23 KiB instead of
 /// about 285 KiB for a 50-view form).
 ///
-/// Waking solves the document again. A session's frames are always those of a fresh solve of
-/// its canonical document (edits are checked against fresh sessions; a session that outgrows its
-/// solver rebuilds the same way), so a woken session answers what it answered before it slept.
+/// Waking solves the document again, with the delegate states the session remembered. A
+/// session's frames are always those of such a solve of its canonical document (edits are checked
+/// against fresh sessions; a session that outgrows its solver rebuilds the same way), so a woken
+/// session answers what it answered before it slept.
 /// The frames it last answered are kept all the same (4 numbers a view): the next PATCH reports
 /// the frames that changed since then, whatever the solve gives.
 struct DormantSession: Sendable {
@@ -19,12 +20,16 @@ struct DormantSession: Sendable {
     var alive: Bool
     /// Relative frames at the time it fell asleep, in view order.
     let frames: [Frame]
+    /// The last state of its `delegate` constraints: the one thing a session holds beyond its
+    /// document (a delegate constraint without a `delegate` entry keeps its last state).
+    let delegates: [String: Bool]
 
     init(_ state: SessionState) {
         canonical = state.canonical
         revision = state.revision
         alive = state.alive
         frames = state.frames.map(\.frame)
+        delegates = state.system.rememberedDelegates
     }
 
     /// The resident state again: the document re-read from its text, solved and diagnosed.
@@ -41,7 +46,7 @@ struct DormantSession: Sendable {
             dead.alive = false
             return dead
         }
-        var system = LayoutSystem(document: document)
+        var system = LayoutSystem(document: document, delegateMemory: delegates)
         system.compact()
         let diagnostics = system.refreshDiagnostics()
         var state = SessionState(canonical: canonical, system: system, revision: revision,

@@ -56,10 +56,21 @@ public struct LayoutSystem: Sendable {
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
-        self.document = document
-        self.activation = ActivationContext(document: document, delegateMemory: [:])
-        build(rememberingDelegates: [:])
+        self.init(document: document, delegateMemory: [:])
     }
+
+    /// Compiles `document` and solves it from scratch, with each `delegate` constraint that has no
+    /// entry in the document's `delegate` in the state `delegateMemory` gives (the state a session
+    /// remembered: `rememberedDelegates`), as the session it came from had it.
+    public init(document: Document, delegateMemory: [String: Bool]) {
+        self.document = document
+        self.activation = ActivationContext(document: document, delegateMemory: delegateMemory)
+        build(rememberingDelegates: delegateMemory)
+    }
+
+    /// The last state of each `delegate` constraint: what it keeps when the document's `delegate`
+    /// loses its entry (spec section 5). A session that is rebuilt elsewhere passes it on.
+    public var rememberedDelegates: [String: Bool] { delegateMemory }
 
     /// The document's view ids → position (compilation and the edit paths need them).
     static func viewIndex(_ document: Document) -> [String: Int] {

@@ -107,6 +107,26 @@ struct DormantSessionTests {
         }
     }
 
+    @Test("a delegate constraint without a delegate entry keeps its last state across sleep")
+    func delegateMemory() {
+        let c = Self.client(resident: 1)
+        c.put("a", Docs.stack)
+        #expect(c.patch("/v1/sessions/a", #"{"delegate": {"b-wide": true}}"#).status == 200)
+        #expect(c.patch("/v1/sessions/a", #"{"delegate": {"b-wide": null}}"#).status == 200)
+        let before = c.send("GET", "/v1/sessions/a")
+        #expect(T.frames(T.json(before)["frames"])["b"]?[2] == 200, "b-wide stays active in the session")
+        // A fresh solve of the same document starts b-wide inactive: the session differs from it.
+        let fresh = T.json(c.send("POST", "/v1/solve", body: T.text(T.json(before)["document"]!)))
+        #expect(T.frames(fresh["frames"])["b"]?[2] == 60)
+        c.put("other", Docs.small)
+        #expect(Self.isResident(c, "a") == false)
+        #expect(c.send("GET", "/v1/sessions/a").body == before.body)
+        // And it is remembered by the woken solver, not only in the kept frames.
+        let r = T.json(c.patch("/v1/sessions/a", #"{"constraints": {"b-top": {"constant": 9}}}"#))
+        #expect(T.frames(r["frames"])["b"]?[2] == 200)
+        #expect(r["diagnostics"]?["inactive"]?.arrayValue?.contains(.string("b-wide")) == false)
+    }
+
     @Test("DELETE, If-Match and expiry of a dormant session do not wake it")
     func lifecycleWithoutWaking() {
         let clock = TestClock()
