@@ -13,7 +13,7 @@ public enum ActivationParser {
     ///     (a predicate's problems at `<pointer>/when`).
     ///   - views: the document's views, for the predicate's view checks; nil skips them.
     public static func parse(_ value: JSONValue, pointer at: String,
-                             views: [String: View]?) -> Result<Activation, ValidationError> {
+                             views: ViewLookup?) -> Result<Activation, ValidationError> {
         switch value {
         case .string(let s):
             if let hit = names.first(where: { $0.0 == s }) { return .success(hit.1) }

@@ -89,7 +89,7 @@ public enum AnchorVocabulary {
     }
 
     /// Parses and resolves `viewId.attribute`, checking the view against `views`.
-    public static func reference(_ text: String, views: [String: View]) -> Result<AnchorReference, AnchorError> {
+    public static func reference(_ text: String, views: ViewLookup) -> Result<AnchorReference, AnchorError> {
         guard let (view, attr) = split(text) else { return .failure(.malformed) }
         guard views[view] != nil else { return .failure(.unknownView(view)) }
         guard let kind = resolve(attr) else { return .failure(.unknownAttribute(attr)) }

@@ -4,7 +4,7 @@ import JSON
 /// about the document while they expand one constraint entry into `LinearConstraint`s.
 public struct CompileContext: Sendable {
     /// Every view of the document by id (already parsed; the ids are valid).
-    public var views: [String: View]
+    public var views: ViewLookup
     /// The entry's dialect (its own `dialect` field, else the document's).
     public var dialect: Dialect
     /// The priority the entry's `priority` field gives, or nil when it has none.
@@ -15,7 +15,7 @@ public struct CompileContext: Sendable {
     /// when the context was made elsewhere). Must describe exactly `views`.
     var table: ViewTable?
 
-    public init(views: [String: View], dialect: Dialect, priorityField: Double?, maxMagnitude: Double) {
+    public init(views: ViewLookup, dialect: Dialect, priorityField: Double?, maxMagnitude: Double) {
         self.views = views; self.dialect = dialect; self.priorityField = priorityField
         self.maxMagnitude = maxMagnitude
     }

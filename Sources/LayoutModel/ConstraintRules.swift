@@ -75,7 +75,7 @@ public enum ConstraintRules {
 
     /// The root ancestor of `view` (itself for a root); nil when the parent chain does not end
     /// within as many steps as there are views (a cycle) or names an unknown view.
-    public static func root(of view: String, views: [String: View]) -> String? {
+    public static func root(of view: String, views: ViewLookup) -> String? {
         var current = view
         var steps = 0
         while let parent = views[current]?.parent {

@@ -15,7 +15,7 @@ struct ConstraintsParser {
     ]
 
     let limits: DocumentLimits
-    let views: [String: View]
+    let views: ViewLookup
     let dialect: Dialect
     /// False when the view tree is broken (a parent cycle or unknown parent): entries' own fields are
     /// still validated, but nothing is compiled against the tree.
@@ -26,10 +26,10 @@ struct ConstraintsParser {
     var entries: [ConstraintEntry] = []
 
     /// - Parameter table: the tables of `views`, when the caller has built them (else built here).
-    init(limits: DocumentLimits, views: [String: View], dialect: Dialect, compile: Bool, table: ViewTable? = nil) {
+    init(limits: DocumentLimits, views: ViewLookup, dialect: Dialect, compile: Bool, table: ViewTable? = nil) {
         self.limits = limits; self.views = views; self.dialect = dialect; self.compile = compile
         var context = CompileContext(views: views, dialect: dialect, priorityField: nil, maxMagnitude: limits.maxMagnitude)
-        context.table = table ?? ViewTable(views: Array(views.values))
+        context.table = table ?? ViewTable(views: views.all, index: views.index)
         baseContext = context
     }
 

@@ -49,15 +49,13 @@ extension DocumentParser {
 public final class MemberContext: Sendable {
     /// The views as they were when the context was made (later edits may change their other
     /// fields: validation does not read those).
-    let views: [String: View]
+    let views: ViewLookup
     let table: ViewTable
     let dialect: Dialect
 
     /// - Parameter viewPositions: `document.views`' ids → position.
     public init(document: Document, viewPositions: [String: Int]) {
-        var views = [String: View](minimumCapacity: document.views.count)
-        for v in document.views { views[v.id] = v }
-        self.views = views
+        views = ViewLookup(document.views, index: viewPositions)
         table = ViewTable(views: document.views, index: viewPositions)
         dialect = document.dialect
     }

@@ -62,9 +62,8 @@ public enum DocumentParser {
             byKey[key] = reader.problems
         }
         if let value = top["constraints"] {
-            var viewsByID = [String: View](minimumCapacity: document.views.count)
-            for i in document.views.indices { viewsByID[document.views[i].id] = document.views[i] }
-            var constraints = ConstraintsParser(limits: limits, views: viewsByID, dialect: document.dialect,
+            var constraints = ConstraintsParser(limits: limits, views: ViewLookup(document.views, index: viewIndex),
+                                                dialect: document.dialect,
                                                 compile: viewTreeSound,
                                                 table: ViewTable(views: document.views, index: viewIndex))
             constraints.parse(value, at: "/constraints")

@@ -58,7 +58,7 @@ struct ParsedExpression: Equatable, Sendable {
 struct ExprParser {
     private var tokens: [ExprToken]
     private var index = 0
-    private let views: [String: View]
+    private let views: ViewLookup
     private let dialect: Dialect
     private let maxMagnitude: Double
     private let pointer: String

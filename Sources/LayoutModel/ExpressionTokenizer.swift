@@ -32,12 +32,12 @@ struct ExprTokenizer {
     /// rest (never part of a token; only named in "unexpected character" messages).
     let units: [UInt8]
     let text: String
-    let views: [String: View]
+    let views: ViewLookup
 
     static let space = UInt8(ascii: " ")
     static let other: UInt8 = 0xFF
 
-    init(_ text: String, views: [String: View]) {
+    init(_ text: String, views: ViewLookup) {
         self.text = text; self.views = views
         // ASCII without '\r' is one Character per byte ('\r\n' is one Character, so it is not).
         var simple = true

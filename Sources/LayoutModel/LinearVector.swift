@@ -85,7 +85,7 @@ func uniqueViews(_ ids: [String]) -> [String] {
 }
 
 /// The first item's view for `firstInvisible`: the view of the first anchor, nil for a guide.
-func firstItemView(_ view: String?, views: [String: View]) -> String? {
+func firstItemView(_ view: String?, views: ViewLookup) -> String? {
     guard let view, let v = views[view], v.kind == .view else { return nil }
     return view
 }

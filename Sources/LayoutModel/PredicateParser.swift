@@ -23,7 +23,7 @@ public enum PredicateParser {
 
     /// - Parameter views: the document's views, to check that named views exist and that compared
     ///   sizes are input sizes; nil skips these checks (syntax only).
-    public static func parse(_ text: String, views: [String: View]?) -> Result<Predicate, [EntryProblem]> {
+    public static func parse(_ text: String, views: ViewLookup?) -> Result<Predicate, [EntryProblem]> {
         var p = Parser(scalars: Array(text.unicodeScalars), views: views)
         do throws(EntryProblem) {
             let operand = try p.parseOr()
@@ -47,13 +47,13 @@ public enum PredicateParser {
 
     private struct Parser {
         let scalars: [Unicode.Scalar]
-        let views: [String: View]?
+        let views: ViewLookup?
         var pos = 0
         var depth = 0
         var nodes = 0
         var problems: [EntryProblem] = []
 
-        init(scalars: [Unicode.Scalar], views: [String: View]?) {
+        init(scalars: [Unicode.Scalar], views: ViewLookup?) {
             self.scalars = scalars; self.views = views
         }
 

@@ -1,7 +1,7 @@
 /// The document's views as dense tables, built once per document so that the hot paths of
 /// constraint compilation (anchor lookups, `ConstraintRules`) do not hash view ids into
 /// dictionaries of `View`s or walk parent chains per entry and item. Describes exactly the
-/// `[String: View]` it was built beside.
+/// `ViewLookup` it was built beside.
 final class ViewTable: @unchecked Sendable {  // immutable after init; the buffers are owned
     /// View id → position.
     let index: [String: Int]
@@ -25,7 +25,7 @@ final class ViewTable: @unchecked Sendable {  // immutable after init; the buffe
             index = known
         } else {
             index = [String: Int](minimumCapacity: views.count)
-            for i in views.indices { index[views[i].id] = i }  // a later duplicate wins, as in [String: View]
+            for i in views.indices { index[views[i].id] = i }  // a later duplicate wins, as in ViewLookup
         }
         let n = views.count
         var ids: [String] = []

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Activation rules and predicates")
 struct ActivationTests {
-    static let views: [String: View] = [
+    static let views: ViewLookup = [
         "root": View(id: "root", frame: FrameSpec(width: 375, height: 667)),
         "fit": View(id: "fit", frame: FrameSpec(width: 320)),
         "a": View(id: "a", parent: "root"),

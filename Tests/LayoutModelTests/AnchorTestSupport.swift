@@ -6,7 +6,7 @@ import Testing
 enum ExprFixture {
     /// root ⊃ {a, b, c, d, e, red ⊃ label, guide (a layout guide), my-view, 2col, 10};
     /// other ⊃ o1 is a second root; x ↔ y is a parent cycle.
-    static let views: [String: View] = {
+    static let views: ViewLookup = {
         var list: [View] = [View(id: "root"), View(id: "other"), View(id: "o1", parent: "other")]
         for id in ["a", "b", "c", "d", "e", "red", "my-view", "2col", "10"] {
             list.append(View(id: id, parent: "root"))
@@ -15,7 +15,7 @@ enum ExprFixture {
         list.append(View(id: "guide", parent: "root", kind: .guide))
         list.append(View(id: "x", parent: "y"))
         list.append(View(id: "y", parent: "x"))
-        return Dictionary(uniqueKeysWithValues: list.map { ($0.id, $0) })
+        return ViewLookup(list)
     }()
 
     static func context(_ dialect: Dialect = .standard, priorityField: Double? = nil,

@@ -10,18 +10,15 @@ import TestSupport
 @Suite("Expression fast path equals the general path")
 struct ExpressionFastPathTests {
     /// ExprFixture's views, and ids that look like numbers or priority names.
-    static let views: [String: View] = {
-        var views = ExprFixture.views
-        for id in ["low", "1000", "1e3", "b-1", "_u", "#h"] { views[id] = View(id: id, parent: "root") }
-        return views
-    }()
+    static let views = ViewLookup(ExprFixture.views.all
+        + ["low", "1000", "1e3", "b-1", "_u", "#h"].map { View(id: $0, parent: "root") })
 
     static func contexts(_ dialect: Dialect, priorityField: Double? = nil, maxMagnitude: Double = 1e7)
         -> (fast: CompileContext, general: CompileContext) {
         let general = CompileContext(views: views, dialect: dialect, priorityField: priorityField,
                                      maxMagnitude: maxMagnitude)
         var fast = general
-        fast.table = ViewTable(views: Array(views.values))
+        fast.table = ViewTable(views: views.all)
         return (fast, general)
     }
 

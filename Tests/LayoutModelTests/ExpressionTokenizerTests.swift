@@ -31,9 +31,9 @@ struct ExpressionTokenizerTests {
 /// is a view and `a-10` is not.
 struct ReferenceExprTokenizer {
     let chars: [Character]
-    let views: [String: View]
+    let views: ViewLookup
 
-    init(_ text: String, views: [String: View]) { chars = Array(text); self.views = views }
+    init(_ text: String, views: ViewLookup) { chars = Array(text); self.views = views }
 
     /// The tokens (ending with `.end`), or a syntax problem's column and message.
     func tokenize() -> Result<[ExprToken], ExprSyntaxError> {
@@ -159,7 +159,7 @@ struct ExpressionTokenizerTerminationTests {
     func randomTexts() {
         var rng = SeededGenerator(seed: 21)
         let alphabet = Array(".0123456789aex+-*/()=<>| #_~")
-        let views = ["a": View(id: "a"), "b1": View(id: "b1")]
+        let views: ViewLookup = ["a": View(id: "a"), "b1": View(id: "b1")]
         for _ in 0..<20_000 {
             let text = String((0..<Int.random(in: 1...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
             switch ExprTokenizer(text, views: views).tokenize() {

@@ -17,11 +17,7 @@ struct ParserFastPathTests {
         View(id: "orphan", parent: "nowhere"),
     ]
 
-    static var byID: [String: View] {
-        var d: [String: View] = [:]
-        for v in views { d[v.id] = v }
-        return d
-    }
+    static var byID: ViewLookup { ViewLookup(views) }
 
     static func context(_ dialect: Dialect = .standard, priority: Double? = nil) -> CompileContext {
         var c = CompileContext(views: byID, dialect: dialect, priorityField: priority, maxMagnitude: 1e7)
@@ -146,7 +142,7 @@ struct ParserFastPathTests {
         ]
         for dialect in [Dialect.standard, .mortar] {
             var context = ExprFixture.context(dialect)
-            let table = ViewTable(views: Array(context.views.values))
+            let table = ViewTable(views: context.views.all)
             context.table = table
             for text in texts {
                 for item in ExprFixture.items(ExprFixture.expr(text, dialect)) {

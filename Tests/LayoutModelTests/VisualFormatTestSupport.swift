@@ -10,9 +10,7 @@ func vflContext(priorityField: Double? = nil, maxMagnitude: Double = 1e7) -> Com
         View(id: "g", parent: "root", kind: .guide), View(id: "label", parent: "red"),
         View(id: "panel"), View(id: "p1", parent: "panel"), View(id: "p2", parent: "panel"), View(id: "other"),
     ]
-    var views: [String: View] = [:]
-    for v in list { views[v.id] = v }
-    return CompileContext(views: views, dialect: .standard, priorityField: priorityField, maxMagnitude: maxMagnitude)
+    return CompileContext(views: ViewLookup(list), dialect: .standard, priorityField: priorityField, maxMagnitude: maxMagnitude)
 }
 
 func vflNumber(_ v: Double) -> String {
