@@ -79,7 +79,7 @@ public struct JSONChunk {
         // integral (a comparison instead of a call to libm's trunc).
         if d.magnitude < 9_007_199_254_740_992.0, case let i = Int64(d), Double(i) == d {
             integer(i)  // -0.0 becomes 0
-        } else if d.magnitude < 1e9, case let k = (d * 1000).rounded(), k / 1000 == d {
+        } else if d.magnitude < 1e9, case let k = Self.roundedHalfAwayFromZero(d * 1000), k / 1000 == d {
             // At most three decimals (layouts are full of halves): k / 1000, divided in floating
             // point, is the double nearest to the decimal k/1000, which is therefore read back as
             // `d` exactly. Written without building a String.
@@ -119,6 +119,18 @@ public struct JSONChunk {
             k -= 1
         } while magnitude > 0
         count += digitCount
+    }
+
+    /// `x.rounded()` for |x| < 2^63 (a zero may come out +0 instead of -0, which `number`
+    /// never sees: zero is integral), without libm's `round` call.
+    @inline(__always)
+    private static func roundedHalfAwayFromZero(_ x: Double) -> Double {
+        let i = Int64(x)  // truncates toward zero
+        // Exact: below 2^52 the fraction is representable; above, x is already an integer.
+        let fraction = x - Double(i)
+        if fraction >= 0.5 { return Double(i + 1) }
+        if fraction <= -0.5 { return Double(i - 1) }
+        return Double(i)
     }
 
     @inline(__always)
