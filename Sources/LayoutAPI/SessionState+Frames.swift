@@ -20,8 +20,7 @@ extension SessionState {
         let system = self.system
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: views.count) { isChanged in
             var count = 0
-            for i in views.indices {
-                let f = system.frame(at: i, .relative)
+            system.forEachFrame(.relative) { i, f in
                 isChanged[i] = f != frames[i].frame
                 if isChanged[i] {
                     frames[i].frame = f
