@@ -8,32 +8,35 @@ public struct JSONChunk {
     /// The most bytes `number(_:)` or `integer(_:)` writes (`-2.2250738585072014e-308` is 24).
     public static let maxNumberLength = 32
 
-    private let base: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
-    private(set) var count = 0
+    // Inlinable (with what it touches): a chunk is filled in a caller's hot loop in another
+    // module, where a call per piece would cost as much as the appends it replaces.
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity: Int
+    @usableFromInline var count = 0
 
-    fileprivate init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    @usableFromInline init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base
         self.capacity = capacity
     }
 
     /// Appends `text` as it is (no escaping).
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func raw(_ text: StaticString) {
         let n = text.utf8CodeUnitCount
         precondition(count + n <= capacity, "JSONChunk overflow")
-        if text.hasPointerRepresentation {
-            (base + count).update(from: text.utf8Start, count: n)
-        } else {
-            text.withUTF8Buffer { (base + count).update(from: $0.baseAddress!, count: n) }
+        // Byte by byte: the pieces are a few bytes long, shorter than a call to memmove.
+        text.withUTF8Buffer { utf8 in
+            for k in 0..<n { base[count + k] = utf8[k] }
         }
         count += n
     }
 
     /// The most bytes `string(_:)` writes for `s`: every byte escaped as `\u00XX`, and quotes.
+    @inlinable
     public static func maxStringLength(_ s: String) -> Int { 6 * s.utf8.count + 2 }
 
     /// Appends `s` quoted and escaped exactly as `JSONWriter.appendString` does.
+    @inlinable
     public mutating func string(_ s: String) {
         precondition(count + Self.maxStringLength(s) <= capacity, "JSONChunk overflow")
         byte(0x22)
@@ -65,10 +68,11 @@ public struct JSONChunk {
         byte(0x22)
     }
 
-    @inline(__always)
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
+    @inlinable @inline(__always)
+    static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
 
     /// Appends a number exactly as `JSONWriter.appendNumber` documents it.
+    @inlinable
     public mutating func number(_ d: Double) {
         precondition(count + Self.maxNumberLength <= capacity, "JSONChunk overflow")
         guard d.isFinite else {
@@ -102,6 +106,7 @@ public struct JSONChunk {
     }
 
     /// Appends an integer in decimal.
+    @inlinable
     public mutating func integer(_ v: Int64) {
         precondition(count + 20 <= capacity, "JSONChunk overflow")
         var magnitude = v.magnitude
@@ -123,8 +128,8 @@ public struct JSONChunk {
 
     /// `x.rounded()` for |x| < 2^63 (a zero may come out +0 instead of -0, which `number`
     /// never sees: zero is integral), without libm's `round` call.
-    @inline(__always)
-    private static func roundedHalfAwayFromZero(_ x: Double) -> Double {
+    @inlinable @inline(__always)
+    static func roundedHalfAwayFromZero(_ x: Double) -> Double {
         let i = Int64(x)  // truncates toward zero
         // Exact: below 2^52 the fraction is representable; above, x is already an integer.
         let fraction = x - Double(i)
@@ -133,8 +138,8 @@ public struct JSONChunk {
         return Double(i)
     }
 
-    @inline(__always)
-    private mutating func byte(_ c: UInt8) {
+    @inlinable @inline(__always)
+    mutating func byte(_ c: UInt8) {
         base[count] = c
         count += 1
     }
@@ -144,6 +149,7 @@ extension JSONWriter {
     /// Lets `body` write up to `capacity` bytes into a `JSONChunk`, then appends them.
     /// `capacity` must cover everything `body` writes (a number counts
     /// `JSONChunk.maxNumberLength`); more traps.
+    @inlinable
     public mutating func appendChunk(capacity: Int, _ body: (inout JSONChunk) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var chunk = JSONChunk(base: buffer.baseAddress!, capacity: capacity)
