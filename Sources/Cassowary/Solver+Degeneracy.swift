@@ -21,19 +21,29 @@ extension Solver {
     }
 
     /// True when `degenerateRows()` would return exactly `previous` (checked without building it).
+    /// Runs on every PATCH without a pivot, over every symbol: through raw buffers, since the
+    /// array accessors' checks cost more than the test itself.
     public func degenerateRowsEqual(_ previous: [Int32]) -> Bool {
-        var k = 0
-        for s in kinds.indices where isBasic[s] {
-            switch kinds[s] {
-            case .slack, .error:
-                if rows[s].constant < 1e-9 {
-                    if k == previous.count || previous[k] != Int32(s) { return false }
-                    k += 1
+        kinds.withUnsafeBufferPointer { kinds in
+            isBasic.withUnsafeBufferPointer { isBasic in
+                rows.withUnsafeBufferPointer { rows in
+                    previous.withUnsafeBufferPointer { previous in
+                        var k = 0
+                        for s in 0..<min(kinds.count, isBasic.count, rows.count) where isBasic[s] {
+                            switch kinds[s] {
+                            case .slack, .error:
+                                if rows[s].constant < 1e-9 {
+                                    if k == previous.count || previous[k] != Int32(s) { return false }
+                                    k += 1
+                                }
+                            case .external, .dummy:
+                                continue
+                            }
+                        }
+                        return k == previous.count
+                    }
                 }
-            case .external, .dummy:
-                continue
             }
         }
-        return k == previous.count
     }
 }

@@ -84,6 +84,14 @@ public struct Solver: Sendable {
         valuesStale ? evaluate(v.index) : values[Int(v.index)]
     }
 
+    /// Runs `body` with the value of every variable, indexed by `Variable.index`, when the
+    /// values are current; nil (without running it) when an edit left them stale, for which
+    /// `value(_:)` evaluates. For callers reading many values without a call each.
+    public func withCurrentValues<R>(_ body: (UnsafeBufferPointer<Double>) -> R) -> R? {
+        guard !valuesStale else { return nil }
+        return values.withUnsafeBufferPointer(body)
+    }
+
     public var variableCount: Int { kinds.count }
 
     // MARK: Constraints

@@ -363,13 +363,28 @@ final class Worker: @unchecked Sendable {
                     evhttp_add_header(output, "Content-Length", String(response.body.count))
                 }
             } else if !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
-                response.body.withUnsafeBytes { raw in
-                    _ = evbuffer_add(buffer, raw.baseAddress, raw.count)
-                }
+                addBody(response.body, to: buffer)
             }
         }
         HTTPResponse.reasonPhrase(for: status).withCString { reason in
             evhttp_send_reply(req, Int32(status), reason, nil)
+        }
+    }
+
+    /// Hands the body to libevent by reference instead of copying it: the answer is written once
+    /// (by the handler) and sent from there, without a second buffer of its size being allocated
+    /// and filled per request. The bytes stay alive in a `ResponseBody` until libevent has sent
+    /// or dropped them and calls `releaseResponseBody`.
+    private func addBody(_ body: [UInt8], to buffer: OpaquePointer) {
+        let owner = ResponseBody(body)
+        let retained = Unmanaged.passRetained(owner).toOpaque()
+        // The array is never mutated while `owner` lives, so its storage does not move.
+        let added = owner.bytes.withUnsafeBytes { raw in
+            evbuffer_add_reference(buffer, raw.baseAddress, raw.count, releaseResponseBody, retained)
+        }
+        if added != 0 {
+            // Not added (out of memory): libevent did not take the reference.
+            Unmanaged<ResponseBody>.fromOpaque(retained).release()
         }
     }
 
@@ -400,7 +415,19 @@ final class Worker: @unchecked Sendable {
     }
 }
 
+/// A response body lent to libevent (see `Worker.addBody`).
+private final class ResponseBody {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
 // C callbacks: free functions in a non-main file, so that they are not main-actor isolated.
+
+/// libevent is done with a body added by reference: drop the reference `addBody` kept.
+private func releaseResponseBody(_ data: UnsafeRawPointer?, _ length: Int, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    Unmanaged<ResponseBody>.fromOpaque(arg).release()
+}
 
 private func workerRequestCallback(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
     guard let req, let arg else { return }

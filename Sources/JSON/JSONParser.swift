@@ -136,10 +136,13 @@ private struct MoveStack<Element> {
         guard k > 0 else { return [] }
         let source = base + start
         count = start
-        return [Element](unsafeUninitializedCapacity: k) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: source, count: k)
-            initialized = k
-        }
+        // reserveCapacity + append, not Array(unsafeUninitializedCapacity:): that initializer
+        // allocates through an unspecialized runtime entry that looks up the array's generic
+        // metadata on every call, which cost more than the rest of parsing a small patch.
+        var out: [Element] = []
+        out.reserveCapacity(k)
+        for j in 0..<k { out.append((source + j).move()) }
+        return out
     }
 
     mutating func release() {

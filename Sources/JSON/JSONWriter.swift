@@ -174,53 +174,11 @@ public struct JSONWriter {
 
     /// Appends a number; `null` for infinity and NaN (see the type's documentation).
     public mutating func appendNumber(_ d: Double) {
-        guard d.isFinite else {
-            appendNull()
-            return
-        }
-        if d.magnitude < 9_007_199_254_740_992.0 && d == d.rounded(.towardZero) {
-            appendInteger(Int64(d))  // -0.0 becomes 0
-        } else if d.magnitude < 1e9, case let k = (d * 1000).rounded(), k / 1000 == d {
-            // At most three decimals (layouts are full of halves): k / 1000, divided in floating
-            // point, is the double nearest to the decimal k/1000, which is therefore read back as
-            // `d` exactly. Written without building a String.
-            var m = Int64(k.magnitude)
-            if d < 0 { bytes.append(0x2D) }
-            appendInteger(m / 1000)
-            m %= 1000
-            bytes.append(0x2E)
-            var divisor: Int64 = 100
-            while m > 0 {
-                bytes.append(0x30 + UInt8(m / divisor))
-                m %= divisor
-                divisor /= 10
-            }
-        } else {
-            // Swift's description of a finite Double is the shortest round-trip form and is
-            // valid JSON ("0.1", "1e-07", "1.5e+300", "9007199254740992.0").
-            bytes.append(contentsOf: d.description.utf8)
-        }
+        appendChunk(capacity: JSONChunk.maxNumberLength) { $0.number(d) }
     }
 
     /// Appends an integer in decimal.
     public mutating func appendInteger(_ v: Int64) {
-        var magnitude = v.magnitude
-        if v < 0 { bytes.append(0x2D) }
-        var digitCount = 1
-        var t = magnitude
-        while t >= 10 {
-            t /= 10
-            digitCount += 1
-        }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0x30, count: digitCount))
-        bytes.withUnsafeMutableBufferPointer { b in
-            var k = start + digitCount - 1
-            repeat {
-                b[k] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-                k -= 1
-            } while magnitude > 0
-        }
+        appendChunk(capacity: JSONChunk.maxNumberLength) { $0.integer(v) }
     }
 }

@@ -28,7 +28,12 @@ public struct APIResponse: Sendable {
 
     /// A JSON response (`Content-Type: application/json`).
     static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> APIResponse {
-        APIResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+        // One array of the final size (a literal plus `+` would allocate two).
+        var all: [(name: String, value: String)] = []
+        all.reserveCapacity(1 + headers.count)
+        all.append(("Content-Type", "application/json"))
+        all.append(contentsOf: headers)
+        return APIResponse(status: status, headers: all, body: body)
     }
 
     mutating func addHeader(_ name: String, _ value: String) {

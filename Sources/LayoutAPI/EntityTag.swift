@@ -55,5 +55,15 @@ struct EntityTagCondition: Equatable, Sendable {
         any || tags.contains { $0.value == String(revision) }
     }
 
-    static func etag(_ revision: Int) -> String { "\"\(revision)\"" }
+    static func etag(_ revision: Int) -> String {
+        // Written in place (a revision fits the 15 bytes of a small string without allocating).
+        String(unsafeUninitializedCapacity: 24) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            var n = 1
+            if revision < 0 { buffer[n] = UInt8(ascii: "-"); n += 1 }
+            n += writeDecimal(revision.magnitude, into: UnsafeMutableBufferPointer(rebasing: buffer[n...]))
+            buffer[n] = UInt8(ascii: "\"")
+            return n + 1
+        }
+    }
 }

@@ -115,7 +115,7 @@ extension LayoutAPI {
         canonical(&st.canonical)
         st.revision += 1
         st.diagnostics = diagnostics
-        let changed = st.refreshFrames()
+        let changed = st.refreshChangedFrames()
         session.events.publish(st)
         let frames: [(id: String, frame: Frame)]
         if inPlace {

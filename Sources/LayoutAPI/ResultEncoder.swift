@@ -8,18 +8,21 @@ public enum ResultEncoder {
         w.appendRaw("{")
         var first = true
         for (id, f) in frames {
-            if !first { w.appendRaw(",") }
+            // A frame member goes in with one append (answers are mostly frames).
+            w.appendChunk(capacity: JSONChunk.maxStringLength(id) + 64 + 4 * JSONChunk.maxNumberLength) { c in
+                if !first { c.raw(",") }
+                c.string(id)
+                c.raw(":{\"x\":")
+                c.number(f.x)
+                c.raw(",\"y\":")
+                c.number(f.y)
+                c.raw(",\"width\":")
+                c.number(f.width)
+                c.raw(",\"height\":")
+                c.number(f.height)
+                c.raw("}")
+            }
             first = false
-            w.appendKey(id)
-            w.appendRaw("{\"x\":")
-            w.appendNumber(f.x)
-            w.appendRaw(",\"y\":")
-            w.appendNumber(f.y)
-            w.appendRaw(",\"width\":")
-            w.appendNumber(f.width)
-            w.appendRaw(",\"height\":")
-            w.appendNumber(f.height)
-            w.appendRaw("}")
         }
         w.appendRaw("}")
     }

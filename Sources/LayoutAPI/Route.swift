@@ -15,6 +15,7 @@ enum Route: Equatable, Sendable {
 
     /// The route for `path`, or nil (404). Paths match exactly: no trailing `/`, no empty id.
     static func match(_ path: String) -> Route? {
+        if let route = matchSessionASCII(path) { return route }
         switch path {
         case "/healthz": return .healthz
         case "/v1/solve": return .solve
@@ -38,6 +39,29 @@ enum Route: Equatable, Sendable {
             }
         }
         return nil
+    }
+
+    /// The session routes (nearly every request) of an all-ASCII path, matched on its bytes:
+    /// the general match splits `Character`s and compares strings by canonical equivalence,
+    /// which for ASCII (one byte a character, CR LF aside, which is never `/`) decides the same.
+    /// nil when the path is not ASCII or not a session route: the general match then decides.
+    private static func matchSessionASCII(_ path: String) -> Route? {
+        var path = path
+        return path.withUTF8 { bytes -> Route? in
+            let prefix = sessionsPrefix.utf8
+            guard bytes.count > prefix.count, bytes.allSatisfy({ $0 < 0x80 }),
+                  bytes.starts(with: prefix) else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
+            let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            guard slash > 0 else { return nil }
+            let id = String(decoding: UnsafeBufferPointer(rebasing: rest[..<slash]), as: UTF8.self)
+            if slash == rest.endIndex { return .session(id) }
+            let sub = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
+            if sub.elementsEqual("frames".utf8) { return .sessionFrames(id) }
+            if sub.elementsEqual("events".utf8) { return .sessionEvents(id) }
+            if sub.elementsEqual("render.svg".utf8) { return .sessionRender(id) }
+            return nil
+        }
     }
 
     /// Methods answered, for `Allow` and CORS preflights (HEAD wherever GET is, OPTIONS everywhere).

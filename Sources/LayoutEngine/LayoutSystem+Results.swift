@@ -37,8 +37,21 @@ extension LayoutSystem {
     @inline(__always)
     static func clean(_ v: Double) -> Double {
         var r = v
-        if abs(v) < 1e9 { r = (v * 1e9).rounded() / 1e9 }
+        if abs(v) < 1e9 { r = roundedHalfAwayFromZero(v * 1e9) / 1e9 }
         return r == 0 ? 0 : r
+    }
+
+    /// `x.rounded()` for |x| < 2^63, but a zero result may be +0 where `rounded()` gives -0
+    /// (`clean` makes every zero +0 anyway). Without SSE4.1 `rounded()` is a call into libm,
+    /// four per frame; this is a conversion and a compare.
+    @inline(__always)
+    static func roundedHalfAwayFromZero(_ x: Double) -> Double {
+        let i = Int64(x)  // truncates toward zero
+        // Exact: below 2^52 the fraction is representable; above, x is already an integer.
+        let fraction = x - Double(i)
+        if fraction >= 0.5 { return Double(i + 1) }
+        if fraction <= -0.5 { return Double(i - 1) }
+        return Double(i)
     }
 
     /// Frames in view order.
@@ -58,16 +71,33 @@ extension LayoutSystem {
 
     /// The frame of `document.views[i]`.
     public func frame(at i: Int, _ coordinates: Coordinates) -> Frame {
+        frame(at: i, coordinates) { solver.value($0) }
+    }
+
+    /// `body(i, frame(at: i, coordinates))` for every view, in view order. The solver's values
+    /// are read through one buffer rather than a call (and a copy of the solver) per value,
+    /// which made up most of the cost of a PATCH's frame refresh.
+    public func forEachFrame(_ coordinates: Coordinates, _ body: (Int, Frame) -> Void) {
+        let done: Void? = solver.withCurrentValues { values in
+            for i in document.views.indices { body(i, frame(at: i, coordinates) { values[Int($0.index)] }) }
+        }
+        if done == nil {
+            for i in document.views.indices { body(i, frame(at: i, coordinates)) }
+        }
+    }
+
+    @inline(__always)
+    private func frame(at i: Int, _ coordinates: Coordinates, value: (Variable) -> Double) -> Frame {
         guard i < frameSlots.count, let v = viewVariables[i] else { return Frame(x: 0, y: 0, width: 0, height: 0) }
         let slot = frameSlots[i]
-        var x = solver.value(v.minX), y = solver.value(v.minY)
+        var x = value(v.minX), y = value(v.minY)
         // Relative: to the parent. Absolute: to the view's root (spec section 6); a root: as given.
         if let o = coordinates == .relative ? slot.parent : slot.root {
-            x -= solver.value(o.minX)
-            y -= solver.value(o.minY)
+            x -= value(o.minX)
+            y -= value(o.minY)
         }
-        return Frame(x: Self.clean(x), y: Self.clean(y), width: Self.clean(solver.value(v.width)),
-                     height: Self.clean(solver.value(v.height)))
+        return Frame(x: Self.clean(x), y: Self.clean(y), width: Self.clean(value(v.width)),
+                     height: Self.clean(value(v.height)))
     }
 
     public var diagnostics: Diagnostics {
