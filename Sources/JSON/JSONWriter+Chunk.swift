@@ -127,9 +127,10 @@ public struct JSONChunk {
     }
 
     /// `x.rounded()` for |x| < 2^63 (a zero may come out +0 instead of -0, which `number`
-    /// never sees: zero is integral), without libm's `round` call.
+    /// never sees: zero is integral), without libm's `round` call (without SSE4.1, `rounded()` is
+    /// a call; this is a conversion and a compare). The engine rounds frame values with it too.
     @inlinable @inline(__always)
-    static func roundedHalfAwayFromZero(_ x: Double) -> Double {
+    public static func roundedHalfAwayFromZero(_ x: Double) -> Double {
         let i = Int64(x)  // truncates toward zero
         // Exact: below 2^52 the fraction is representable; above, x is already an integer.
         let fraction = x - Double(i)

@@ -6,10 +6,10 @@
 /// daemon do it on a timer too. Lock order: the store's lock is never taken while a session's
 /// lock is held, and the store never takes a session's lock while holding its own.
 ///
-/// Residency: every session a lookup or insert hands out counts as resident (the caller is about
-/// to use its solver). When more than `maxResident` are, the least recently used go to sleep
-/// (`Session.sleep`, outside the store's lock) in a batch of `residentBatch`, so the choice (a
-/// sort of the resident ones) costs little per request.
+/// Residency (with a budget, `maxResident` > 0): every session a lookup or insert hands out counts
+/// as resident (the caller is about to use its solver). When more than `maxResident` are, the
+/// least recently used go to sleep (`Session.sleep`, outside the store's lock) in a batch of
+/// `residentBatch`, so the choice (a sort of the resident ones) costs little per request.
 final class SessionStore: Sendable {
     private struct Entry {
         let session: Session
@@ -17,12 +17,11 @@ final class SessionStore: Sendable {
         /// `Table.uses` at the last lookup or insert: orders sessions by recency even when the
         /// clock reads the same for several requests.
         var use: UInt64
-        var resident = true
     }
 
     private struct Table {
         var entries: [String: Entry] = [:]
-        /// Ids of the entries marked resident.
+        /// Ids of the sessions counted as resident.
         var resident: Set<String> = []
         var uses: UInt64 = 0
         var lastSweep: Double
@@ -68,11 +67,7 @@ final class SessionStore: Sendable {
             t.entries[id]?.lastUsed = now
             t.uses += 1
             t.entries[id]?.use = t.uses
-            if !e.resident {
-                t.entries[id]?.resident = true
-                t.resident.insert(id)
-                sleepers = chooseSleepers(&t, keeping: id)
-            }
+            if maxResident > 0, t.resident.insert(id).inserted { sleepers = chooseSleepers(&t, keeping: id) }
             return e.session
         }
         retire(dropped)
@@ -108,8 +103,10 @@ final class SessionStore: Sendable {
             }
             t.uses += 1
             t.entries[session.id] = Entry(session: session, lastUsed: now, use: t.uses)
-            t.resident.insert(session.id)
-            sleepers = chooseSleepers(&t, keeping: session.id)
+            if maxResident > 0 {
+                t.resident.insert(session.id)
+                sleepers = chooseSleepers(&t, keeping: session.id)
+            }
             return .inserted
         }
         retire(dropped)
@@ -185,7 +182,6 @@ final class SessionStore: Sendable {
         sleepers.reserveCapacity(excess)
         for (_, id) in candidates.prefix(excess) {
             t.resident.remove(id)
-            t.entries[id]?.resident = false
             if let e = t.entries[id] { sleepers.append(e.session) }
         }
         return sleepers

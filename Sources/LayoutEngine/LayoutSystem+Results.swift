@@ -1,4 +1,5 @@
 import Cassowary
+import JSON
 import LayoutModel
 
 /// A view's frame: x and y relative to the parent (or absolute), width, height.
@@ -37,21 +38,8 @@ extension LayoutSystem {
     @inline(__always)
     static func clean(_ v: Double) -> Double {
         var r = v
-        if abs(v) < 1e9 { r = roundedHalfAwayFromZero(v * 1e9) / 1e9 }
+        if abs(v) < 1e9 { r = JSONChunk.roundedHalfAwayFromZero(v * 1e9) / 1e9 }
         return r == 0 ? 0 : r
-    }
-
-    /// `x.rounded()` for |x| < 2^63, but a zero result may be +0 where `rounded()` gives -0
-    /// (`clean` makes every zero +0 anyway). Without SSE4.1 `rounded()` is a call into libm,
-    /// four per frame; this is a conversion and a compare.
-    @inline(__always)
-    static func roundedHalfAwayFromZero(_ x: Double) -> Double {
-        let i = Int64(x)  // truncates toward zero
-        // Exact: below 2^52 the fraction is representable; above, x is already an integer.
-        let fraction = x - Double(i)
-        if fraction >= 0.5 { return Double(i + 1) }
-        if fraction <= -0.5 { return Double(i - 1) }
-        return Double(i)
     }
 
     /// Frames in view order.

@@ -12,12 +12,7 @@ extension LayoutBench {
         // The bundle's document, however large (the daemon's default body limit is 1 MiB).
         let api = LayoutAPI(configuration: APIConfiguration(maxBodyBytes: max(1 << 20, 2 * text.count)))
         let path = "/v1/sessions/bench"
-        let put = api.handle(APIRequest(method: "PUT", path: path, query: "", headers: [], body: text))
-        guard put.status == 201 else {
-            emit(f(["case": "session-patch", "workload": workload, "views": views,
-                    "skipped": "PUT answered \(put.status)"]))
-            return
-        }
+        guard createSession(api, path, text, benchCase: "session-patch", workload: workload, views: views) else { return }
         let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
         var bodies: [(kind: String, body: [UInt8])] = []
         let changes = (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps)
@@ -53,5 +48,15 @@ extension LayoutBench {
             emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views,
                     "response_bytes_mean": Double(bytes) / Double(max(1, bodies.count))]) + stats(t, "us"))
         }
+    }
+
+    /// PUTs `text` as the session at `path`; false (after a `skipped` line for `benchCase`) when
+    /// the API does not answer 201.
+    func createSession(_ api: LayoutAPI, _ path: String, _ text: [UInt8], benchCase: String,
+                       workload: String, views: Int) -> Bool {
+        let put = api.handle(APIRequest(method: "PUT", path: path, query: "", headers: [], body: text))
+        if put.status == 201 { return true }
+        emit(f(["case": benchCase, "workload": workload, "views": views, "skipped": "PUT answered \(put.status)"]))
+        return false
     }
 }

@@ -12,12 +12,7 @@ extension LayoutBench {
                                                             maxResidentSessions: 1))
         let paths = ["/v1/sessions/bench-a", "/v1/sessions/bench-b"]
         for path in paths {
-            let put = api.handle(APIRequest(method: "PUT", path: path, query: "", headers: [], body: text))
-            guard put.status == 201 else {
-                emit(f(["case": "session-wake", "workload": workload, "views": views,
-                        "skipped": "PUT answered \(put.status)"]))
-                return
-            }
+            guard createSession(api, path, text, benchCase: "session-wake", workload: workload, views: views) else { return }
         }
         let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
         var times: [Double] = []

@@ -1,4 +1,5 @@
 @testable import LayoutEngine
+import JSON
 import Testing
 
 @Suite("Frame values snap to 1e-9 exactly as with Double.rounded()")
@@ -29,7 +30,7 @@ struct CleanValueTests {
             #expect(a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN), "\(v)")
         }
         for x: Double in [0.5, 1.5, 2.5, -0.5, -1.5, 4503599627370495.5, 4503599627370497, -9.2e18, 9.2e18] {
-            #expect(LayoutSystem.roundedHalfAwayFromZero(x) == x.rounded(), "\(x)")
+            #expect(JSONChunk.roundedHalfAwayFromZero(x) == x.rounded(), "\(x)")
         }
     }
 }
