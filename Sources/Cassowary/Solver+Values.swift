@@ -105,6 +105,7 @@ extension Solver {
             let v = isBasic[xi] ? rows[xi].constant : 0
             if values[xi] != v {
                 values[xi] = v
+                movedLog.append(x)
                 for y in columns[xi] where isBasic[Int(y)] {
                     isDirty[Int(y)] = true
                     from = min(from, Int(stamp[Int(y)]) - 1)
@@ -112,6 +113,8 @@ extension Solver {
             }
         }
         dirty.removeAll(keepingCapacity: true)
+        var moved: [Int32] = []
+        swap(&moved, &movedLog)
         // One sweep in stamp (dependency) order from the oldest changed row. Non-basic symbols
         // and basic restricted ones (which no external row holds) have value 0 in `values`, so a
         // row's value is its constant plus the dot product, with no test per cell.
@@ -125,7 +128,8 @@ extension Solver {
                             isDirty.withUnsafeMutableBufferPointer { isDirty in
                                 values.withUnsafeMutableBufferPointer { values in
                                     Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
-                                                 rows: rows, columns: columns, isDirty: isDirty, values: values)
+                                                 rows: rows, columns: columns, isDirty: isDirty, values: values,
+                                                 moved: &moved)
                                 }
                             }
                         }
@@ -133,12 +137,30 @@ extension Solver {
                 }
             }
         }
+        swap(&moved, &movedLog)
+        // A log longer than the solver is no cheaper to read than every value: stop keeping it.
+        if movedUnknown || movedLog.count > kinds.count {
+            movedUnknown = true
+            movedLog.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The variables whose value changed since `clearMoved()` (possibly repeated, in no particular
+    /// order), as far as `updateValues()` has brought the values up to date; nil when that is not
+    /// known (since the solver was made, or when more changed than it has variables): then any
+    /// value may have changed. A caller that redraws only what moved reads this after an edit.
+    public var movedVariables: [Int32]? { movedUnknown ? nil : movedLog }
+
+    /// Starts a new `movedVariables` record: nothing has moved.
+    public mutating func clearMoved() {
+        movedLog.removeAll(keepingCapacity: true)
+        movedUnknown = false
     }
 
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
                               isBasic: UnsafeBufferPointer<Bool>, rows: UnsafeBufferPointer<Row>,
                               columns: UnsafeBufferPointer<[Int32]>, isDirty: UnsafeMutableBufferPointer<Bool>,
-                              values: UnsafeMutableBufferPointer<Double>) {
+                              values: UnsafeMutableBufferPointer<Double>, moved: inout [Int32]) {
         var k = from
         let count = order.count
         while k < count {
@@ -153,6 +175,7 @@ extension Solver {
             }
             if v != values[xi] {
                 values[xi] = v
+                moved.append(x)
                 // Only external rows reference an external.
                 columns[xi].withUnsafeBufferPointer { column in
                     for y in column { isDirty[Int(y)] = true }

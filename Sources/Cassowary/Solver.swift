@@ -57,6 +57,10 @@ public struct Solver: Sendable {
     var dirty: [Int32] = []
     var isDirty: [Bool] = []
     var valuesStale: Bool { !dirty.isEmpty }
+    /// Symbols whose value `updateValues()` changed since `clearMoved()` (a symbol may repeat);
+    /// not kept while `movedUnknown` (a new solver, or more changes than symbols).
+    var movedLog: [Int32] = []
+    var movedUnknown = true
 
     var mergeCells: [Cell] = []
     /// `expand`'s dense accumulator (0 where a symbol is absent) and the symbols it touched.

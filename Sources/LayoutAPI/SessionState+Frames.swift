@@ -1,23 +1,38 @@
 import LayoutEngine
 
 extension SessionState {
-    /// What `refreshFrames()` does and answers, with the answer allocated once.
+    /// What `refreshFrames()` does and answers, looking only at the frames the edits since the
+    /// last refresh may have moved (`LayoutSystem.movedFramePositions`; every frame when that is
+    /// not known), with the answer allocated once.
     ///
-    /// The frames that changed are marked in a small temporary bitmap while `frames` is brought
-    /// up to date, then copied into an array of exactly their number. Appending to an empty
-    /// array instead reallocated and copied it at every doubling: several mallocs per PATCH,
-    /// and for an edit that moves most views (a root resize) the larger ones make glibc
+    /// A constant change moves a handful of views whatever the document's size: computing every
+    /// frame to find them made a PATCH of a 1,000-view session cost O(views). Appending to an
+    /// empty array instead of counting first reallocated it at every doubling: several mallocs per
+    /// PATCH, and for an edit that moves most views (a root resize) the larger ones make glibc
     /// consolidate its free lists.
     mutating func refreshChangedFrames() -> [(id: String, frame: Frame)] {
+        defer { system.clearMovedFrames() }
         let views = system.document.views
         guard frames.count == views.count else { return refreshFrames() }
         for i in views.indices where frames[i].id != views[i].id { return refreshFrames() }
+        let moved = system.movedFramePositions()
         // Worked on outside `self` (moved out, so still uniquely referenced): a closure that
         // captured `self` would copy the frames on the first write.
         var frames: [(id: String, frame: Frame)] = []
         swap(&frames, &self.frames)
         defer { swap(&frames, &self.frames) }
         let system = self.system
+        if let moved {
+            var changed: [Int] = []
+            for i in moved {
+                let f = system.frame(at: i, .relative)
+                if f != frames[i].frame {
+                    frames[i].frame = f
+                    changed.append(i)
+                }
+            }
+            return changed.map { frames[$0] }
+        }
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: views.count) { isChanged in
             var count = 0
             system.forEachFrame(.relative) { i, f in

@@ -221,5 +221,6 @@ extension LayoutSystem {
             let root = rootIndex[i] == i ? nil : variables[views[rootIndex[i]].id]
             frameSlots.append(FrameSlot(parent: parent, root: root))
         }
+        indexMovedFrames()
     }
 }

@@ -41,6 +41,12 @@ public struct LayoutSystem: Sendable {
     var frameSlots: [FrameSlot] = []
     /// Each view's variables, in view order (built with `frameSlots`).
     var viewVariables: [ViewVariables?] = []
+    /// Each solver variable's view position (-1: no view's), and each view's children (positions
+    /// `children[childStart[i] ..< childStart[i + 1]]`), built with `frameSlots`: which frames an
+    /// edit may have moved (see `movedFramePositions`).
+    var viewOfVariable: [Int32] = []
+    var childStart: [Int32] = []
+    var children: [Int32] = []
     /// `diagnostics.inactive`, kept up to date by every edit that can switch an entry.
     var inactive: [String] = []
     /// `diagnostics.ambiguous` as last computed by `refreshDiagnostics`, and what it was computed

@@ -1,0 +1,72 @@
+import Cassowary
+import LayoutModel
+
+// Which frames an edit may have moved, so that a session refreshes those and not every view's:
+// a constant change in a 1,000-view form moves a handful of views, and computing 1,000 frames to
+// find them cost more than the edit.
+
+extension LayoutSystem {
+    /// Positions (ascending) of the views whose relative frame may differ from what it was at the
+    /// last `clearMovedFrames()`: every view with a variable whose value the solver changed, and
+    /// the children of each (a relative frame subtracts the parent's origin). A view missing from
+    /// the list has the frame it had. nil when that is not known (the solver was rebuilt since,
+    /// or so much moved that it stopped keeping track): then any frame may have changed.
+    /// Brings the solver's values up to date first.
+    public mutating func movedFramePositions() -> [Int]? {
+        solver.updateValues()
+        guard let moved = solver.movedVariables else { return nil }
+        let n = frameSlots.count
+        guard !moved.isEmpty, n > 0, childStart.count == n + 1 else { return moved.isEmpty ? [] : nil }
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: n) { seen in
+            seen.initialize(repeating: false)
+            var out: [Int] = []
+            for s in moved where Int(s) < viewOfVariable.count {
+                let p = Int(viewOfVariable[Int(s)])
+                guard p >= 0, p < n else { continue }
+                if !seen[p] { seen[p] = true; out.append(p) }
+                for k in Int(childStart[p])..<Int(childStart[p + 1]) {
+                    let c = Int(children[k])
+                    if !seen[c] { seen[c] = true; out.append(c) }
+                }
+            }
+            out.sort()
+            return out
+        }
+    }
+
+    /// Starts a new record for `movedFramePositions`: no frame has moved.
+    public mutating func clearMovedFrames() {
+        solver.clearMoved()
+    }
+
+    /// Builds `viewOfVariable` and the children lists for the current document and variables.
+    mutating func indexMovedFrames() {
+        let views = document.views
+        let n = views.count
+        var owner = [Int32](repeating: -1, count: solver.variableCount)
+        for i in 0..<min(n, viewVariables.count) {
+            guard let v = viewVariables[i] else { continue }
+            for x in [v.minX, v.minY, v.width, v.height] where Int(x.index) < owner.count {
+                owner[Int(x.index)] = Int32(i)
+            }
+        }
+        viewOfVariable = owner
+        var parentOf = [Int](repeating: -1, count: n)
+        var start = [Int32](repeating: 0, count: n + 1)
+        for i in 0..<n {
+            if let p = views[i].parent, let pi = viewIndex[p] {
+                parentOf[i] = pi
+                start[pi + 1] += 1
+            }
+        }
+        for i in 0..<n { start[i + 1] += start[i] }
+        var fill = start
+        var list = [Int32](repeating: 0, count: Int(start[n]))
+        for i in 0..<n where parentOf[i] >= 0 {
+            list[Int(fill[parentOf[i]])] = Int32(i)
+            fill[parentOf[i]] += 1
+        }
+        childStart = start
+        children = list
+    }
+}
