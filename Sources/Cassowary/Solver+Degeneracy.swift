@@ -20,11 +20,30 @@ extension Solver {
         return out
     }
 
+    /// Starts recording which restricted rows constant changes touch, so that
+    /// `degenerateRowsEqual` can check only those (call it when `degenerateRows()` was just read,
+    /// or `degenerateRowsEqual` just answered true).
+    public mutating func markDegeneracyBaseline() {
+        shiftedRestricted.removeAll(keepingCapacity: true)
+        shiftedUnknown = false
+    }
+
     /// True when `degenerateRows()` would return exactly `previous` (checked without building it).
-    /// Runs on every PATCH without a pivot, over every symbol: through raw buffers, since the
-    /// array accessors' checks cost more than the test itself.
+    /// `previous` must be what `degenerateRows()` returned at the last `markDegeneracyBaseline()`
+    /// for the quick check: when no row changed since but by constant shifts, only the shifted
+    /// rows can have changed status (a constant change in a 1,000-view form touches a few rows,
+    /// where the full scan reads every symbol). Otherwise it scans every symbol, through raw
+    /// buffers, since the array accessors' checks cost more than the test itself.
     public func degenerateRowsEqual(_ previous: [Int32]) -> Bool {
-        kinds.withUnsafeBufferPointer { kinds in
+        if !shiftedUnknown {
+            for b in shiftedRestricted {
+                let bi = Int(b)
+                let now = isBasic[bi] && kinds[bi].isRestricted && kinds[bi] != .dummy && rows[bi].constant < 1e-9
+                if now != Self.sortedContains(previous, b) { return false }
+            }
+            return true
+        }
+        return kinds.withUnsafeBufferPointer { kinds in
             isBasic.withUnsafeBufferPointer { isBasic in
                 rows.withUnsafeBufferPointer { rows in
                     previous.withUnsafeBufferPointer { previous in
@@ -45,5 +64,14 @@ extension Solver {
                 }
             }
         }
+    }
+
+    private static func sortedContains(_ sorted: [Int32], _ x: Int32) -> Bool {
+        var lo = 0, hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sorted[mid] < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < sorted.count && sorted[lo] == x
     }
 }

@@ -11,12 +11,13 @@ extension Solver {
         infeasible.removeAll()
         if isBasic[m] {
             rows[m].constant -= shift
+            if kinds[m].isRestricted { noteShifted([record.marker]) }
             if !checkRestricted(record.marker) { inconsistent = record.marker }
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
             // what it finds for the bookkeeping below.
             let column = columns[m], marker = record.marker
-            var negative: [Int32] = []
+            var negative: [Int32] = [], shifted: [Int32] = []
             let first = dirty.count
             kinds.withUnsafeBufferPointer { kinds in
                 rows.withUnsafeMutableBufferPointer { rows in
@@ -32,6 +33,7 @@ extension Solver {
                                 inconsistent = b
                             }
                         case .slack, .error:
+                            shifted.append(b)
                             if rows[bi].constant < -Row.epsilon { negative.append(b) }
                         }
                     }
@@ -45,8 +47,21 @@ extension Solver {
             }
             dirty.removeLast(dirty.count - k)
             for b in negative { pushInfeasible(b) }
+            noteShifted(shifted)
         }
         return inconsistent
+    }
+
+    /// Logs restricted rows whose constant moved (for `degenerateRowsEqual`), until the log would
+    /// be longer than a scan of every symbol.
+    private mutating func noteShifted(_ rows: [Int32]) {
+        if shiftedUnknown { return }
+        if shiftedRestricted.count + rows.count > kinds.count {
+            shiftedUnknown = true
+            shiftedRestricted.removeAll(keepingCapacity: true)
+        } else {
+            shiftedRestricted.append(contentsOf: rows)
+        }
     }
 
     @inline(__always)

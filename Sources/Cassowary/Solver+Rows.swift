@@ -54,6 +54,7 @@ extension Solver {
     /// Makes `s` basic with `row`, indexing its cells.
     mutating func installRow(_ s: Int32, _ row: consuming Row) {
         let i = Int(s)
+        shiftedUnknown = true
         // Indexed before it is stored: writing the slots through `rows[i]` while the parameter
         // still holds the buffer would copy the row.
         for j in row.cells.indices {
@@ -82,6 +83,7 @@ extension Solver {
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
     mutating func takeRow(_ s: Int32) -> Row {
         let i = Int(s)
+        shiftedUnknown = true
         var row = Row()
         swap(&row, &rows[i])
         isBasic[i] = false
@@ -96,6 +98,7 @@ extension Solver {
     /// Replaces `s` by `row` in every row and objective that holds it. Cost: s's column.
     /// With `intoReducedRowsOnly`, only external rows that reference nothing (stamp 0) take it.
     mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
+        shiftedUnknown = true
         var column: [Int32] = []
         swap(&column, &columns[Int(s)])
         if intoReducedRowsOnly {

@@ -69,6 +69,7 @@ extension Solver {
     /// times). Only the entering symbol's cell leaves and the leaving symbol's cell joins.
     mutating func pivot(_ entering: Int32, _ leaving: Int32) {
         let li = Int(leaving), ei = Int(entering)
+        shiftedUnknown = true
         var row = Row()
         swap(&row, &rows[li])
         isBasic[li] = false

@@ -61,6 +61,11 @@ public struct Solver: Sendable {
     /// not kept while `movedUnknown` (a new solver, or more changes than symbols).
     var movedLog: [Int32] = []
     var movedUnknown = true
+    /// Restricted rows whose constant `shiftMarker` moved since `markDegeneracyBaseline()`; not
+    /// kept while `shiftedUnknown` (any other change of a row: an install, a removal, a pivot, a
+    /// substitution; or more shifts than symbols).
+    var shiftedRestricted: [Int32] = []
+    var shiftedUnknown = true
 
     var mergeCells: [Cell] = []
     /// `expand`'s dense accumulator (0 where a symbol is absent) and the symbols it touched.

@@ -140,6 +140,8 @@ extension LayoutSystem {
             ambiguityPivots = solver.statistics.pivots
             ambiguityStale = false
         }
+        // `degenerate` describes the solver now: the next check needs only the rows shifted since.
+        solver.markDegeneracyBaseline()
         return diagnostics(ambiguous: ambiguous)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Cassowary
 
 @Suite("Degenerate rows (what decides blocked free directions)")
@@ -19,5 +20,37 @@ struct DegeneracyTests {
         #expect(!s.degenerateRowsEqual(pinned))
         #expect(s.degenerateRowsEqual(s.degenerateRows()))
         #expect(s.freeDirections().contains { $0.rate(w) != 0 })
+    }
+
+    @Test("after a baseline, the check reads only the rows constant changes shifted, and agrees with a full scan")
+    func quickCheckAgrees() throws {
+        var s = Solver()
+        let w = s.addVariable()
+        try s.add(Expression([Term(w)], constant: -100), .greaterOrEqual, priority: 1000)
+        let max = try s.add(Expression([Term(w)], constant: -100), .lessOrEqual, priority: 1000)
+        // Unrelated bounds that constant changes move around, degenerate or not.
+        var bounds: [ConstraintID] = []
+        for _ in 0..<6 {
+            let v = s.addVariable()
+            try s.add(Expression([Term(v)], constant: -50), .equal, priority: 1000)
+            bounds.append(try s.add(Expression([Term(v)], constant: -40), .greaterOrEqual, priority: 1000).id)
+        }
+        var baseline = s.degenerateRows()
+        s.markDegeneracyBaseline()
+        #expect(s.degenerateRowsEqual(baseline))
+        try s.setConstant(max.id, to: -120)          // the pinned width comes free: a row leaves the set
+        #expect(!s.degenerateRowsEqual(baseline))
+        baseline = s.degenerateRows()
+        s.markDegeneracyBaseline()
+        var rng = SeededGenerator(seed: 7)
+        for step in 0..<200 {
+            let id = bounds.randomElement(using: &rng)!
+            // 50 makes the bound tight (degenerate), below it slack.
+            try s.setConstant(id, to: -Double([50, 45, 40, 50].randomElement(using: &rng)!))
+            let full = s.degenerateRows()
+            #expect(s.degenerateRowsEqual(baseline) == (full == baseline), "step \(step)")
+            baseline = full
+            s.markDegeneracyBaseline()
+        }
     }
 }
