@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import LayoutModel
@@ -47,5 +48,33 @@ struct CanonicalDocumentTests {
                 #expect(doc.member(.constraints, at: p) == value["constraints"]?.objectValue?.values[p])
             }
         }
+    }
+
+    @Test("300 random replacements, folded into the text every few: text and members stay exact")
+    func manyReplacements() throws {
+        var value = try Self.canonical(Docs.stack)
+        var doc = CanonicalDocument(value)
+        var rng = SeededGenerator(seed: 9)
+        let texts = [#"{}"#, #""a.width == 1""#, #"{"frame": {"width": 12345.25}}"#, #"{"constant": -1}"#,
+                     #"{"first": "header.top", "second": "root.top", "constant": 10, "priority": 999, "id": "x"}"#]
+        for step in 0..<300 {
+            let group: CanonicalDocument.Group = Bool.random(using: &rng) ? .views : .constraints
+            let key = group == .views ? "views" : "constraints"
+            let position = Int.random(in: 0..<doc.count(group), using: &rng)
+            let member = try JSONParser.parse(texts.randomElement(using: &rng)!)
+            doc.replace(group, at: position, with: member)
+            value.modifyObject { top in
+                top[key]!.modifyObject { members in members[members.keys[position]] = member }
+            }
+            if step % 7 == 0 { #expect(doc.bytes == JSONWriter.serialize(value), "step \(step)") }
+            #expect(doc.member(group, at: position) == member)
+            let other = Int.random(in: 0..<doc.count(.constraints), using: &rng)
+            #expect(doc.member(.constraints, at: other) == value["constraints"]?.objectValue?.values[other], "step \(step)")
+            if step % 50 == 49 {
+                doc.fold()
+                #expect(doc.bytes == JSONWriter.serialize(value), "step \(step) folded")
+            }
+        }
+        #expect(doc.json == value)
     }
 }
