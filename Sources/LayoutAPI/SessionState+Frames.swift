@@ -24,8 +24,7 @@ extension SessionState {
         let system = self.system
         if let moved {
             var changed: [Int] = []
-            for i in moved {
-                let f = system.frame(at: i, .relative)
+            system.forEachFrame(.relative, at: moved) { i, f in
                 if f != frames[i].frame {
                     frames[i].frame = f
                     changed.append(i)

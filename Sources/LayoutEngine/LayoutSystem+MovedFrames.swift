@@ -10,12 +10,16 @@ extension LayoutSystem {
     /// last `clearMovedFrames()`: every view with a variable whose value the solver changed, and
     /// the children of each (a relative frame subtracts the parent's origin). A view missing from
     /// the list has the frame it had. nil when that is not known (the solver was rebuilt since,
-    /// or so much moved that it stopped keeping track): then any frame may have changed.
+    /// or so much moved that it stopped keeping track), or when more variables moved than there
+    /// are views: then the caller reads every frame.
     /// Brings the solver's values up to date first.
     public mutating func movedFramePositions() -> [Int]? {
         solver.updateValues()
         guard let moved = solver.movedVariables else { return nil }
         let n = frameSlots.count
+        // More moves than views (each has four variables): a quarter or more of the layout moved,
+        // and reading every frame in order costs less than listing which.
+        if moved.count > n { return nil }
         guard !moved.isEmpty, n > 0, childStart.count == n + 1 else { return moved.isEmpty ? [] : nil }
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: n) { seen in
             seen.initialize(repeating: false)

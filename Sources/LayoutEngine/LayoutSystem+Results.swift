@@ -74,6 +74,18 @@ extension LayoutSystem {
         }
     }
 
+    /// `body(i, frame(at: i, coordinates))` for each `i` of `positions` (valid view positions), in
+    /// their order, reading the values as `forEachFrame(_:_:)` does. (An array, not any sequence:
+    /// a generic across modules is not specialised, and its iteration cost more than the frames.)
+    public func forEachFrame(_ coordinates: Coordinates, at positions: [Int], _ body: (Int, Frame) -> Void) {
+        let done: Void? = solver.withCurrentValues { values in
+            for i in positions { body(i, frame(at: i, coordinates) { values[Int($0.index)] }) }
+        }
+        if done == nil {
+            for i in positions { body(i, frame(at: i, coordinates)) }
+        }
+    }
+
     @inline(__always)
     private func frame(at i: Int, _ coordinates: Coordinates, value: (Variable) -> Double) -> Frame {
         guard i < frameSlots.count, let v = viewVariables[i] else { return Frame(x: 0, y: 0, width: 0, height: 0) }

@@ -65,11 +65,11 @@ struct MovedFramesTests {
         let moved = try #require(found)
         #expect(moved.count <= 3, "\(moved)")
         Self.expectCovered(&system, before, "t199")
-        // A change at the top moves every view below it.
+        // A change at the top moves every view below it: every position, or nil (read them all).
         system.clearMovedFrames()
         var first = system.document.constraints[system.entryPosition("t0")!]
         first.items[0].constant -= 4
         _ = system.replaceEntry(first)
-        #expect((system.movedFramePositions()?.count ?? 0) >= 200)
+        #expect(system.movedFramePositions().map { $0.count >= 200 } ?? true)
     }
 }
