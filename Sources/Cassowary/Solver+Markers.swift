@@ -11,7 +11,7 @@ extension Solver {
         infeasible.removeAll()
         if isBasic[m] {
             rows[m].constant -= shift
-            if kinds[m].isRestricted { noteShifted([record.marker]) }
+            if kinds[m].isRestricted { noteShifted(CollectionOfOne(record.marker)) }
             if !checkRestricted(record.marker) { inconsistent = record.marker }
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
@@ -54,7 +54,7 @@ extension Solver {
 
     /// Logs restricted rows whose constant moved (for `degenerateRowsEqual`), until the log would
     /// be longer than a scan of every symbol.
-    private mutating func noteShifted(_ rows: [Int32]) {
+    private mutating func noteShifted(_ rows: some Collection<Int32>) {
         if shiftedUnknown { return }
         if shiftedRestricted.count + rows.count > kinds.count {
             shiftedUnknown = true

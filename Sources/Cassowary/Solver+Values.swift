@@ -145,8 +145,8 @@ extension Solver {
         }
     }
 
-    /// The variables whose value changed since `clearMoved()` (possibly repeated, in no particular
-    /// order), as far as `updateValues()` has brought the values up to date; nil when that is not
+    /// The symbols whose value changed since `clearMoved()`, as symbol numbers (`Variable.index`
+    /// for a variable; other symbols may appear too), possibly repeated, in no particular order, as far as `updateValues()` has brought the values up to date; nil when that is not
     /// known (since the solver was made, or when more changed than it has variables): then any
     /// value may have changed. A caller that redraws only what moved reads this after an edit.
     public var movedVariables: [Int32]? { movedUnknown ? nil : movedLog }

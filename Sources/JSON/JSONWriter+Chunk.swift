@@ -109,21 +109,28 @@ public struct JSONChunk {
     @inlinable
     public mutating func integer(_ v: Int64) {
         precondition(count + 20 <= capacity, "JSONChunk overflow")
-        var magnitude = v.magnitude
         if v < 0 { byte(0x2D) }
+        count += Self.writeDecimal(v.magnitude, to: base + count)
+    }
+
+    /// Writes `value` in decimal at `out` (room for 20 digits); returns how many it wrote. The
+    /// API writes its `ETag` and `Server-Timing` values with it too.
+    @inlinable
+    public static func writeDecimal(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var digitCount = 1
-        var t = magnitude
+        var t = value
         while t >= 10 {
             t /= 10
             digitCount += 1
         }
-        var k = count + digitCount - 1
+        var magnitude = value
+        var k = digitCount - 1
         repeat {
-            base[k] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
+            out[k] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
             k -= 1
         } while magnitude > 0
-        count += digitCount
+        return digitCount
     }
 
     /// `x.rounded()` for |x| < 2^63 (a zero may come out +0 instead of -0, which `number`

@@ -46,9 +46,7 @@ struct DormantSession: Sendable {
             dead.alive = false
             return dead
         }
-        var system = LayoutSystem(document: document, delegateMemory: delegates)
-        system.compact()
-        let diagnostics = system.refreshDiagnostics()
+        let (system, diagnostics) = SessionState.solve(document, delegateMemory: delegates)
         var state = SessionState(canonical: canonical, system: system, revision: revision,
                                  diagnostics: diagnostics)
         if state.frames.count == frames.count {

@@ -1,3 +1,5 @@
+import JSON
+
 /// `If-Match` / `If-None-Match` conditions against a session's revision (`ETag: "<revision>"`).
 ///
 /// A list of entity tags (`"3"`, `"3", "4"`, `W/"3"`) or `*`. If-Match uses the strong comparison,
@@ -61,7 +63,7 @@ struct EntityTagCondition: Equatable, Sendable {
             buffer[0] = UInt8(ascii: "\"")
             var n = 1
             if revision < 0 { buffer[n] = UInt8(ascii: "-"); n += 1 }
-            n += writeDecimal(revision.magnitude, into: UnsafeMutableBufferPointer(rebasing: buffer[n...]))
+            n += JSONChunk.writeDecimal(UInt64(revision.magnitude), to: buffer.baseAddress! + n)
             buffer[n] = UInt8(ascii: "\"")
             return n + 1
         }

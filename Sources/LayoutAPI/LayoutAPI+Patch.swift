@@ -115,7 +115,7 @@ extension LayoutAPI {
         canonical(&st.canonical)
         st.revision += 1
         st.diagnostics = diagnostics
-        let changed = st.refreshChangedFrames()
+        let changed = st.refreshFrames()
         session.events.publish(st)
         let frames: [(id: String, frame: Frame)]
         if inPlace {

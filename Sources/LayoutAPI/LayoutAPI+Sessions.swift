@@ -20,9 +20,7 @@ extension LayoutAPI {
         if let early = beforeValidation() { throw Failure(early) }
         let document = try validate(json)
         let t1 = ContinuousClock.now
-        var system = LayoutSystem(document: document)
-        system.compact()  // a session keeps it
-        let diagnostics = system.refreshDiagnostics()
+        let (system, diagnostics) = SessionState.solve(document)
         if options.strict && !diagnostics.broken.isEmpty { throw Failure(Problems.strictConflict(diagnostics.broken)) }
         let timing = ServerTiming(parse: t1 - t0, solve: ContinuousClock.now - t1)
         return Prepared(canonical: CanonicalDocument(DocumentParser.canonicalize(json)), system: system,

@@ -139,7 +139,7 @@ struct ServerTiming {
                 text.withUTF8Buffer { for c in $0 { buffer[n] = c; n += 1 } }
             }
             func put(milliseconds micro: Int) {
-                n += writeDecimal(UInt(micro / 1000), into: UnsafeMutableBufferPointer(rebasing: buffer[n...]))
+                n += JSONChunk.writeDecimal(UInt64(micro / 1000), to: buffer.baseAddress! + n)
                 buffer[n] = UInt8(ascii: ".")
                 let frac = micro % 1000
                 buffer[n + 1] = UInt8(48 + frac / 100)
@@ -161,17 +161,4 @@ struct ServerTiming {
     private static func microseconds(_ d: Duration) -> Int {
         min(max(0, Int((d.milliseconds * 1000).rounded())), 999_999_999_999_999)
     }
-}
-
-/// Writes `value` in decimal at the start of `buffer`; returns the digit count.
-func writeDecimal(_ value: UInt, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-    var digits = 1
-    var t = value
-    while t >= 10 { t /= 10; digits += 1 }
-    var v = value
-    for k in stride(from: digits - 1, through: 0, by: -1) {
-        buffer[k] = UInt8(48 + v % 10)
-        v /= 10
-    }
-    return digits
 }

@@ -7,7 +7,7 @@ import LayoutModel
 /// Its state sits behind its own lock, so requests on one session are serialised while
 /// different sessions proceed in parallel. A session is *resident* (its solver, model and frames
 /// in memory, ready for an incremental edit) or *dormant* (only its canonical document text,
-/// revision and last frames: about a tenth of the memory). The store puts the least recently
+/// revision and last frames: about a seventh of the memory). The store puts the least recently
 /// used sessions to sleep beyond its resident budget; `withState` wakes one by solving its
 /// document again, which gives the solution the session had (see `DormantSession`).
 final class Session: Sendable {
@@ -118,31 +118,12 @@ struct SessionState: Sendable {
 }
 
 extension SessionState {
-    /// Brings `frames` up to date with `system` and returns the frames that changed (new views
-    /// included), in view order. When the views are the same as before (the usual edit), the
-    /// array is updated in place, position by position.
-    mutating func refreshFrames() -> [(id: String, frame: Frame)] {
-        let views = system.document.views
-        var changed: [(id: String, frame: Frame)] = []
-        var same = frames.count == views.count
-        var i = 0
-        while same && i < views.count {
-            same = frames[i].id == views[i].id  // the same strings: compared by identity first
-            i += 1
-        }
-        if same {
-            for i in views.indices {
-                let f = system.frame(at: i, .relative)
-                if f != frames[i].frame {
-                    frames[i].frame = f
-                    changed.append(frames[i])
-                }
-            }
-            return changed
-        }
-        let after = system.frames(.relative)
-        changed = LayoutAPI.changedFrames(from: frames, to: after)
-        frames = after
-        return changed
+    /// `document` solved for a session to keep (its spare capacity given back), and its
+    /// diagnostics: how a session is made, and how a dormant one wakes.
+    static func solve(_ document: Document, delegateMemory: [String: Bool] = [:])
+        -> (system: LayoutSystem, diagnostics: Diagnostics) {
+        var system = LayoutSystem(document: document, delegateMemory: delegateMemory)
+        system.compact()
+        return (system, system.refreshDiagnostics())
     }
 }

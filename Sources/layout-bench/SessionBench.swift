@@ -15,12 +15,9 @@ extension LayoutBench {
         guard createSession(api, path, text, benchCase: "session-patch", workload: workload, views: views) else { return }
         let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
         var bodies: [(kind: String, body: [UInt8])] = []
-        let changes = (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps)
         let widths = (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue)
-        for (i, change) in changes.enumerated() {
-            guard let pair = change.arrayValue, let id = pair.first?.stringValue, let c = pair.last?.numberValue else { continue }
-            bodies.append(("constant", JSONWriter.serialize(.object(JSONObject([
-                ("constraints", .object(JSONObject([(id, .object(JSONObject([("constant", .number(c))])))])))])))))
+        for (i, body) in constantPatches(json).enumerated() {
+            bodies.append(("constant", body))
             if i < widths.count {
                 bodies.append(("resize", JSONWriter.serialize(.object(JSONObject([
                     ("views", .object(JSONObject([(root, .object(JSONObject([
@@ -58,5 +55,16 @@ extension LayoutBench {
         if put.status == 201 { return true }
         emit(f(["case": benchCase, "workload": workload, "views": views, "skipped": "PUT answered \(put.status)"]))
         return false
+    }
+
+    /// The bundle's constant changes (at most `--changes`, else `--max-ops`) as merge patches
+    /// `{"constraints": {id: {"constant": c}}}`.
+    func constantPatches(_ json: JSONValue) -> [[UInt8]] {
+        (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps).compactMap { change in
+            guard let pair = change.arrayValue, let id = pair.first?.stringValue,
+                  let c = pair.last?.numberValue else { return nil }
+            return JSONWriter.serialize(.object(JSONObject([
+                ("constraints", .object(JSONObject([(id, .object(JSONObject([("constant", .number(c))])))])))])))
+        }
     }
 }

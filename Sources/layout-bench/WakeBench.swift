@@ -17,10 +17,7 @@ extension LayoutBench {
         let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
         var times: [Double] = []
         let start = DispatchTime.now().uptimeNanoseconds
-        for (i, change) in (json["constantChanges"]?.arrayValue ?? []).prefix(changes ?? maxOps).enumerated() {
-            guard let pair = change.arrayValue, let id = pair.first?.stringValue, let c = pair.last?.numberValue else { continue }
-            let body = JSONWriter.serialize(.object(JSONObject([
-                ("constraints", .object(JSONObject([(id, .object(JSONObject([("constant", .number(c))])))])))])))
+        for (i, body) in constantPatches(json).enumerated() {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let r = api.handle(APIRequest(method: "PATCH", path: paths[i % 2], query: "", headers: headers, body: body))
             times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
