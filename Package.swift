@@ -5,7 +5,7 @@ import PackageDescription
 //   Cassowary (pure solver) ← LayoutEngine → LayoutModel → JSON
 //   LayoutAPI → LayoutEngine, LayoutModel, JSON      (routes, no sockets)
 //   EventHTTP → CLibevent                            (libevent wrapper, no layout code)
-//   layoutd → LayoutAPI + EventHTTP; layout-bench → LayoutEngine
+//   layoutd → LayoutAPI + EventHTTP (+ CMimalloc: the process's malloc); layout-bench → LayoutEngine
 let package = Package(
     name: "layoutd",
     platforms: [.macOS(.v13)],
@@ -25,8 +25,10 @@ let package = Package(
         .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .target(name: "EventHTTP", dependencies: ["CLibevent"]),
+        // Debian's libmimalloc-dev has no pkg-config file: the module map names the library.
+        .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
         .executableTarget(name: "layoutd", dependencies: [
-            "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP",
+            "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CMimalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

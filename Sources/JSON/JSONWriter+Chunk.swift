@@ -146,6 +146,42 @@ public struct JSONChunk {
         return Double(i)
     }
 
+    /// Appends `text` as it is: bytes already in JSON form (a stored document).
+    @inlinable
+    public mutating func bytes(_ text: [UInt8]) {
+        precondition(count + text.count <= capacity, "JSONChunk overflow")
+        text.withUnsafeBufferPointer { b in
+            if let p = b.baseAddress { (base + count).update(from: p, count: b.count) }
+        }
+        count += text.count
+    }
+
+    /// Appends `true` or `false`.
+    @inlinable
+    public mutating func bool(_ b: Bool) {
+        if b { raw("true") } else { raw("false") }
+    }
+
+    /// The bytes `body` writes into a chunk of `capacity` bytes, in one allocation (an answer
+    /// written piece by piece into a growing array paid a call and two checks per piece).
+    /// `capacity` is a bound: more traps. A large bound much larger than what was written is
+    /// copied to its size, so that a body lent to the network does not hold twice its memory.
+    @inlinable
+    public static func bytes(capacity: Int, _ body: (inout JSONChunk) -> Void) -> [UInt8] {
+        let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, written in
+            var chunk = JSONChunk(base: buffer.baseAddress!, capacity: capacity)
+            body(&chunk)
+            written = chunk.count
+        }
+        if capacity > 65_536 && out.count * 2 < capacity {
+            return [UInt8](unsafeUninitializedCapacity: out.count) { buffer, written in
+                _ = buffer.initialize(from: out)
+                written = out.count
+            }
+        }
+        return out
+    }
+
     @inlinable @inline(__always)
     mutating func byte(_ c: UInt8) {
         base[count] = c

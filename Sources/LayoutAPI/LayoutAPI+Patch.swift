@@ -5,7 +5,7 @@ import LayoutModel
 extension LayoutAPI {
     private enum PatchOutcome {
         case failed(APIResponse)
-        case done(revision: Int, frames: [(id: String, frame: Frame)], diagnostics: Diagnostics, stats: EditStats)
+        case done(revision: Int, frames: ResultEncoder.FrameSelection, diagnostics: Diagnostics, stats: EditStats)
     }
 
     /// `PATCH /v1/sessions/{id}`: a JSON merge patch (RFC 7396) against the canonical document.
@@ -84,7 +84,7 @@ extension LayoutAPI {
             return .failed(Problems.strictConflict(st.diagnostics.broken))
         }
         let frames = options.allFrames ? (options.absolute ? st.system.frames(.absolute) : st.frames) : []
-        return .done(revision: st.revision, frames: frames, diagnostics: st.diagnostics, stats: EditStats())
+        return .done(revision: st.revision, frames: .init(frames), diagnostics: st.diagnostics, stats: EditStats())
     }
 
     /// Edits the session's system by `edit` (on a copy kept only when nothing is broken, under
@@ -117,12 +117,12 @@ extension LayoutAPI {
         st.diagnostics = diagnostics
         let changed = st.refreshFrames()
         session.events.publish(st)
-        let frames: [(id: String, frame: Frame)]
+        let frames: ResultEncoder.FrameSelection
         if inPlace {
-            frames = changed
+            frames = .init(st.frames, positions: changed)
         } else {
             let after = options.absolute ? st.system.frames(.absolute) : st.frames
-            frames = before.map { changedFrames(from: $0, to: after) } ?? after
+            frames = .init(before.map { changedFrames(from: $0, to: after) } ?? after)
         }
         timing.solve = ContinuousClock.now - t2
         return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)

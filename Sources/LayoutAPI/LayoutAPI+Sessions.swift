@@ -62,7 +62,7 @@ extension LayoutAPI {
     private func sessionResponse(_ id: String, _ state: SessionState, _ options: QueryOptions,
                                  _ timing: ServerTiming, status: Int) -> APIResponse {
         let frames = options.absolute ? state.system.frames(.absolute) : state.frames
-        let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: frames,
+        let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: .init(frames),
                                              diagnostics: state.diagnostics, stats: nil)
         return .json(status, body, headers: [("ETag", EntityTagCondition.etag(state.revision)), timing.header])
     }
@@ -176,7 +176,7 @@ extension LayoutAPI {
         }
         let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.revision,
                                              document: withDocument ? snapshot.canonical.bytes : nil,
-                                             frames: snapshot.frames, diagnostics: snapshot.diagnostics,
+                                             frames: .init(snapshot.frames), diagnostics: snapshot.diagnostics,
                                              stats: nil)
         return .json(200, body, headers: [("ETag", etag)])
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMimalloc
 import EventHTTP
 import Foundation
 import LayoutAPI
@@ -175,7 +176,8 @@ struct Serve: ParsableCommand {
             serving with \(settings.effectiveThreads) worker thread(s); max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
-            \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " "))
+            \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
+            allocator mimalloc \(Self.mimallocVersion)
             """)
         do {
             try server.run()
@@ -187,6 +189,12 @@ struct Serve: ParsableCommand {
     }
 
     /// Defaults, then the configuration file, then the flags; validated.
+    /// "2.0.9": the malloc this process runs on (linked in; see Sources/CMimalloc).
+    static var mimallocVersion: String {
+        let v = Int(mi_version())
+        return "\(v / 100).\(v / 10 % 10).\(v % 10)"
+    }
+
     func resolvedSettings() throws -> DaemonConfiguration {
         let file = config ?? ProcessInfo.processInfo.environment["LAYOUTD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var settings = try DaemonConfiguration.load(path: file)
