@@ -82,6 +82,7 @@ public struct HTTPRequest: Sendable {
 /// ASCII case-insensitive equality, without allocating.
 @inlinable
 public func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }  // O(1) for native strings
     var ia = a.utf8.makeIterator()
     var ib = b.utf8.makeIterator()
     while true {

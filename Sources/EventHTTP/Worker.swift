@@ -38,6 +38,7 @@ final class Worker: @unchecked Sendable {
     /// Open streams, by connection.
     private var streams: [OpaquePointer: HTTPStream] = [:]
     private var streamCounter: UInt64 = 0
+    private var date = HTTPDateCache()
 
     /// How long a draining worker waits before it may stop with no tracked connection left, so
     /// that a connection accepted just before the listener closed can still deliver its request.
@@ -350,6 +351,15 @@ final class Worker: @unchecked Sendable {
         let status = response.status
         let output = evhttp_request_get_output_headers(req)
         addHeaders(response.headers, to: output)
+        var hasLength = false, hasDate = false
+        for (name, _) in response.headers {
+            if asciiCaseInsensitiveEquals(name, "Date") {
+                hasDate = true
+            } else if asciiCaseInsensitiveEquals(name, "Content-Length")
+                        || asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
+                hasLength = true
+            }
+        }
         if draining {
             evhttp_remove_header(output, "Connection")
             evhttp_add_header(output, "Connection", "close")
@@ -362,9 +372,19 @@ final class Worker: @unchecked Sendable {
                    evhttp_find_header(output, "Transfer-Encoding") == nil {
                     evhttp_add_header(output, "Content-Length", String(response.body.count))
                 }
-            } else if !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
-                addBody(response.body, to: buffer)
+            } else {
+                // Added here, as libevent would (`Content-Length` from the length of what is
+                // sent), but written without its snprintf.
+                if !hasLength {
+                    addContentLength(response.body.count, to: output)
+                }
+                if !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
+                    addBody(response.body, to: buffer)
+                }
             }
+        }
+        if !hasDate {
+            date.withCurrent { _ = evhttp_add_header(output, "Date", $0) }
         }
         HTTPResponse.reasonPhrase(for: status).withCString { reason in
             evhttp_send_reply(req, Int32(status), reason, nil)
@@ -385,6 +405,24 @@ final class Worker: @unchecked Sendable {
         if added != 0 {
             // Not added (out of memory): libevent did not take the reference.
             Unmanaged<ResponseBody>.fromOpaque(retained).release()
+        }
+    }
+
+    private func addContentLength(_ length: Int, to output: UnsafeMutablePointer<evkeyvalq>?) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { text in
+            var n = 0
+            var digits = length, divisor = 1
+            while digits >= 10 {
+                digits /= 10
+                divisor *= 10
+            }
+            while divisor > 0 {
+                text[n] = CChar(48 + length / divisor % 10)
+                n += 1
+                divisor /= 10
+            }
+            text[n] = 0
+            _ = evhttp_add_header(output, "Content-Length", text.baseAddress!)
         }
     }
 

@@ -58,15 +58,17 @@ final class SessionStore: Sendable {
         var dropped: [Session] = [], sleepers: [Session] = []
         let found: Session? = table.withLock { t in
             dropped = sweepIfDue(&t, now: now)
-            guard let e = t.entries[id] else { return nil }
+            // One hash of the id for the lookup and both updates (this runs on every request).
+            guard let slot = t.entries.index(forKey: id) else { return nil }
+            let e = t.entries.values[slot]
             if isExpired(e, now: now) {
                 drop(id, from: &t)
                 dropped.append(e.session)
                 return nil
             }
-            t.entries[id]?.lastUsed = now
             t.uses += 1
-            t.entries[id]?.use = t.uses
+            t.entries.values[slot].lastUsed = now
+            t.entries.values[slot].use = t.uses
             if maxResident > 0, t.resident.insert(id).inserted { sleepers = chooseSleepers(&t, keeping: id) }
             return e.session
         }

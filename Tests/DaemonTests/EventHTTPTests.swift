@@ -124,6 +124,42 @@ struct EventHTTPTests {
         #expect(plain.header("Content-Type") == "application/json")
     }
 
+    @Test("every answer has one Date (IMF-fixdate, now) and one Content-Length equal to its body; a handler's own are kept")
+    func dateAndLength() throws {
+        let server = try InProcessServer { request in
+            switch request.path {
+            case "/own": return HTTPResponse(status: 200, headers: [("date", "Tue, 01 Jan 2030 00:00:00 GMT")],
+                                             body: Array("abc".utf8))
+            case "/empty": return HTTPResponse(status: 200, body: [])
+            default: return HTTPResponse(status: 200, body: Array(repeating: UInt8(ascii: "x"), count: 12_345))
+            }
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        for _ in 0..<2 {  // the second answer reads the worker's formatted value again
+            let r = try connection.request("GET", "/big")
+            #expect(r.body.count == 12_345)
+            #expect(r.headers.filter { $0.name.lowercased() == "content-length" }.map(\.value) == ["12345"])
+            let dates = r.headers.filter { $0.name.lowercased() == "date" }.map(\.value)
+            #expect(dates.count == 1)
+            let date = try #require(dates.first.flatMap { formatter.date(from: $0) }, "\(dates)")
+            #expect(abs(date.timeIntervalSinceNow) < 5)
+            #expect(formatter.string(from: date) == dates.first)
+        }
+        let empty = try connection.request("GET", "/empty")
+        #expect(empty.header("Content-Length") == "0")
+        let own = try connection.request("GET", "/own")
+        #expect(own.headers.filter { $0.name.lowercased() == "date" }.map(\.value) == ["Tue, 01 Jan 2030 00:00:00 GMT"])
+        #expect(own.text == "abc")
+        #expect(own.headers.filter { $0.name.lowercased() == "content-length" }.map(\.value) == ["3"])
+        let head = try connection.request("HEAD", "/big")
+        #expect(head.body.isEmpty)
+        #expect(head.header("Content-Length") == "12345")
+    }
+
     @Test("a stream delivers chunks pushed from another thread, then ends cleanly on finish()")
     func streamPushedFromAnotherThread() throws {
         let opened = Shared<HTTPStream?>(nil)

@@ -52,7 +52,8 @@ struct JSONChunkTests {
 
     @Test("integers")
     func integers() {
-        for v: Int64 in [0, 1, -1, 9, 10, -10, 99, 100, 123_456_789, .max, .min, .max - 1, .min + 1] {
+        for v: Int64 in [0, 1, -1, 9, 10, -10, 99, 100, 999, 1000, -999, -1000, 9999, 10_000, -9999, -10_000, 99_999,
+                         123_456_789, .max, .min, .max - 1, .min + 1] {
             var w = JSONWriter()
             w.appendInteger(v)
             #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
@@ -62,7 +63,10 @@ struct JSONChunkTests {
     @Test("strings escape like appendString")
     func strings() {
         let samples = ["", "a", "view-1", "quote\"back\\slash", "tab\tnl\ncr\rbs\u{8}ff\u{c}", "\u{1}\u{1f}\u{7f}",
-                       "é中😀", String(repeating: "\u{0}", count: 20)]
+                       "é中😀", String(repeating: "\u{0}", count: 20),
+                       // Plain for a while, then something to escape (the plain copy starts over).
+                       "a-long-plain-view-identifier-0123456789", "a-long-plain-view-identifier\n", "x\"",
+                       String(repeating: "plain", count: 40) + "\u{2}"]
         for s in samples {
             var reference = JSONWriter()
             reference.appendString(s)
@@ -70,6 +74,24 @@ struct JSONChunkTests {
             w.appendChunk(capacity: JSONChunk.maxStringLength(s)) { $0.string(s) }
             #expect(w.bytes == reference.bytes, "\(s)")
         }
+    }
+
+    @Test("bytes(capacity:) holds what was written, and a large bound is not kept")
+    func boundedBytes() {
+        let small = JSONChunk.bytes(capacity: 64) { c in
+            c.raw("{\"a\":")
+            c.number(12.5)
+            c.raw(",\"b\":")
+            c.bool(false)
+            c.raw(",\"c\":")
+            c.bytes(Array("[1,2]".utf8))
+            c.raw("}")
+        }
+        #expect(String(decoding: small, as: UTF8.self) == #"{"a":12.5,"b":false,"c":[1,2]}"#)
+        // A bound of 1 MB for a few bytes: the answer is copied to its size.
+        let large = JSONChunk.bytes(capacity: 1 << 20) { $0.integer(42) }
+        #expect(large == Array("42".utf8))
+        #expect(large.capacity < 1024)
     }
 
     @Test("pieces go in order, after what the writer held")
