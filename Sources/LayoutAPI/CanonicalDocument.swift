@@ -85,20 +85,28 @@ struct CanonicalDocument: Equatable, Sendable {
 
     /// The value of the member at `position` (document order) of `group`.
     func member(_ group: Group, at position: Int) -> JSONValue? {
-        guard position >= 0, position < count(group) else { return nil }
-        if let text = replaced[key(group, position)] { return try? JSONParser.parse(text, maxDepth: 1024) }
-        let ranges = group == .views ? viewRanges : constraintRanges
-        let start = Int(ranges[2 * position]), end = Int(ranges[2 * position + 1])
-        return base.withUnsafeBytes { raw in
-            try? JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), maxDepth: 1024)
+        memberText(group, at: position).flatMap { text in
+            text.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: 1024) }
         }
+    }
+
+    /// The canonical text of the member at `position` of `group` (as `member` parses it).
+    func memberText(_ group: Group, at position: Int) -> ArraySlice<UInt8>? {
+        guard position >= 0, position < count(group) else { return nil }
+        if let text = replaced[key(group, position)] { return text[...] }
+        let ranges = group == .views ? viewRanges : constraintRanges
+        return base[Int(ranges[2 * position])..<Int(ranges[2 * position + 1])]
     }
 
     /// Replaces the value of the member at `position` of `group` (which must exist).
     mutating func replace(_ group: Group, at position: Int, with value: JSONValue) {
-        var w = JSONWriter(capacity: 128)
-        w.write(value)
-        replaced[key(group, position)] = w.bytes
+        replace(group, at: position, text: JSONWriter.serialize(value))
+    }
+
+    /// Replaces the member at `position` of `group` (which must exist) with `text`, which must be
+    /// what `JSONWriter` writes for its new value.
+    mutating func replace(_ group: Group, at position: Int, text: [UInt8]) {
+        replaced[key(group, position)] = text
         if replaced.count > max(8, (count(.views) + count(.constraints)) / 8) { fold() }
     }
 

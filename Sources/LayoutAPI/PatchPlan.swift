@@ -40,9 +40,10 @@ enum PatchPlan {
                 for (id, change) in members.entries {
                     guard case .object(let fields) = change, fields.keys.allSatisfy(editableViewFields.contains),
                           let position = system.viewPositions[id],
-                          let existing = canonical.member(.views, at: position) else { return .general }
-                    let json = existing.applyingMergePatch(change)
-                    if json == existing { continue }
+                          let existing = canonical.memberText(.views, at: position),
+                          let text = MemberText.merge(existing, fields) else { return .general }
+                    if text.elementsEqual(existing) { continue }
+                    let json = Self.parse(text)
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
                     case .success(let view):
                         // Whether a size is given decides if `when` predicates may compare it:
@@ -50,7 +51,7 @@ enum PatchPlan {
                         let old = system.document.views[position]
                         guard (old.frame.width == nil) == (view.frame.width == nil),
                               (old.frame.height == nil) == (view.frame.height == nil) else { return .general }
-                        edit.views.append(.init(position: position, json: json, value: view))
+                        edit.views.append(.init(position: position, text: text, value: view))
                     case .failure:
                         // An invalid view field can change how other entries read (a size that
                         // is no longer given): the whole document says what is wrong.
@@ -60,17 +61,15 @@ enum PatchPlan {
             case "constraints":
                 for (id, change) in members.entries {
                     guard !change.isNull, let position = system.entryPosition(id),
-                          let existing = canonical.member(.constraints, at: position) else { return .general }
-                    var json = existing.applyingMergePatch(change)
+                          let existing = canonical.memberText(.constraints, at: position),
+                          let merged = Self.merged(existing, change) else { return .general }
                     let memberContext = context ?? MemberContext(document: system.document,
                                                                  viewPositions: system.viewPositions)
                     context = memberContext
-                    switch DocumentParser.parseConstraint(json, id: id, context: memberContext, limits: limits) {
+                    switch DocumentParser.parseConstraint(merged.json, id: id, context: memberContext, limits: limits) {
                     case .success(let entry):
-                        // Canonical entries carry no `id` (the key is the id; parsing checked they agree).
-                        json.removeMember("id")
-                        if json == existing { continue }
-                        edit.entries.append(.init(position: position, json: json, value: entry))
+                        if merged.text.elementsEqual(existing) { continue }
+                        edit.entries.append(.init(position: position, text: merged.text, value: entry))
                     case .failure(let e):
                         problems.append((1, position, e.problems))
                     }
@@ -84,14 +83,39 @@ enum PatchPlan {
         }
         return .members(edit)
     }
+
+    /// A constraint entry's canonical text after `change`, and the value to validate: the same,
+    /// except that an `id` in the patch is validated (it must agree with the key) but not kept
+    /// (canonical entries carry no `id`: the key is the id).
+    private static func merged(_ existing: ArraySlice<UInt8>, _ change: JSONValue)
+        -> (text: [UInt8], json: JSONValue)? {
+        guard case .object(var fields) = change else {
+            // Not an object: the patch replaces the entry.
+            guard MemberText.isWritable(change) else { return nil }
+            var json = change
+            json.removeMember("id")
+            return (JSONWriter.serialize(json), change)
+        }
+        guard let validated = MemberText.merge(existing, fields) else { return nil }
+        guard fields["id"] != nil else { return (validated, parse(validated)) }
+        fields["id"] = nil
+        guard let kept = MemberText.merge(existing, fields) else { return nil }
+        return (kept, parse(validated))
+    }
+
+    /// Text `MemberText.merge` wrote (from canonical text and parsed values): it parses.
+    private static func parse(_ text: [UInt8]) -> JSONValue {
+        (try? JSONParser.parse(text, maxDepth: 1024)) ?? .null
+    }
 }
 
-/// The validated members of a `members` patch: their canonical JSON and model values.
+/// The validated members of a `members` patch: their canonical text and model values.
 struct MemberEdit {
     struct Change<Value> {
         /// Position of the member in the document's views or constraint entries.
         var position: Int
-        var json: JSONValue
+        /// The member's new canonical text.
+        var text: [UInt8]
         var value: Value
     }
     var views: [Change<View>] = []
@@ -102,7 +126,7 @@ struct MemberEdit {
 
     /// Writes the changed members into the canonical document.
     func write(into canonical: inout CanonicalDocument) {
-        for c in views { canonical.replace(.views, at: c.position, with: c.json) }
-        for c in entries { canonical.replace(.constraints, at: c.position, with: c.json) }
+        for c in views { canonical.replace(.views, at: c.position, text: c.text) }
+        for c in entries { canonical.replace(.constraints, at: c.position, text: c.text) }
     }
 }

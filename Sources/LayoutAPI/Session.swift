@@ -19,32 +19,39 @@ final class Session: Sendable {
     let limits: DocumentLimits
 
     private enum Slot {
-        case resident(SessionState)
+        case resident(StateBox)
         case dormant(DormantSession)
-        /// Only inside `withState`: the state is out of the slot so that edits to it do not
-        /// copy its arrays (a second reference would).
+        /// Only inside `withLifecycle` on a dormant session: its state is out of the slot.
         case moving
+    }
+
+    /// A resident state, edited in place through the reference. Binding an enum's payload in a
+    /// `switch` copies it: a `SessionState` held directly in `Slot` was copied (about 45 retains)
+    /// and the old copy released on every request.
+    private final class StateBox {
+        var state: SessionState
+        init(_ state: SessionState) { self.state = state }
     }
 
     init(id: String, state: SessionState, limits: DocumentLimits) {
         self.id = id
         self.limits = limits
-        self.slot = Locked(.resident(state))
+        self.slot = Locked(.resident(StateBox(state)))
     }
 
     /// Runs `body` on the session's state under its lock, waking the session first when it is
     /// dormant. Rethrows what `body` throws.
     func withState<R>(_ body: (inout SessionState) throws -> R) rethrows -> R {
         try slot.withLock { slot in
-            var state: SessionState
+            let box: StateBox
             switch slot {
-            case .resident(let s): state = s
-            case .dormant(let d): state = d.wake(limits: limits)
+            case .resident(let b): box = b
+            case .dormant(let d):
+                box = StateBox(d.wake(limits: limits))
+                slot = .resident(box)
             case .moving: preconditionFailure("Session.withState re-entered")
             }
-            slot = .moving
-            defer { slot = .resident(state) }
-            return try body(&state)
+            return try body(&box.state)
         }
     }
 
@@ -53,10 +60,8 @@ final class Session: Sendable {
     func withLifecycle<R>(_ body: (_ revision: Int, _ alive: inout Bool) -> R) -> R {
         slot.withLock { slot in
             switch slot {
-            case .resident(var s):
-                slot = .moving
-                defer { slot = .resident(s) }
-                return body(s.revision, &s.alive)
+            case .resident(let box):
+                return body(box.state.revision, &box.state.alive)
             case .dormant(var d):
                 slot = .moving
                 defer { slot = .dormant(d) }
@@ -77,8 +82,8 @@ final class Session: Sendable {
     @discardableResult
     func sleep() -> Bool {
         slot.withLock { slot in
-            guard case .resident(let s) = slot, s.alive else { return false }
-            slot = .dormant(DormantSession(s))
+            guard case .resident(let box) = slot, box.state.alive else { return false }
+            slot = .dormant(DormantSession(box.state))
             return true
         }
     }

@@ -23,17 +23,35 @@ extension LayoutSystem {
         guard !moved.isEmpty, n > 0, childStart.count == n + 1 else { return moved.isEmpty ? [] : nil }
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: n) { seen in
             seen.initialize(repeating: false)
-            var out: [Int] = []
+            var marked = 0
             for s in moved where Int(s) < viewOfVariable.count {
                 let p = Int(viewOfVariable[Int(s)])
                 guard p >= 0, p < n else { continue }
-                if !seen[p] { seen[p] = true; out.append(p) }
+                if !seen[p] { seen[p] = true; marked += 1 }
                 for k in Int(childStart[p])..<Int(childStart[p + 1]) {
                     let c = Int(children[k])
-                    if !seen[c] { seen[c] = true; out.append(c) }
+                    if !seen[c] { seen[c] = true; marked += 1 }
                 }
             }
-            out.sort()
+            // Read back in view order from the marks: one exactly-sized array, no sort (a list
+            // grown while marking and sorted cost more than the frames it named). A few marks
+            // among many views are found by sorting them instead of scanning every mark.
+            var out: [Int] = []
+            out.reserveCapacity(marked)
+            if marked * 64 < n {
+                for s in moved where Int(s) < viewOfVariable.count {
+                    let p = Int(viewOfVariable[Int(s)])
+                    guard p >= 0, p < n else { continue }
+                    if seen[p] { seen[p] = false; out.append(p) }
+                    for k in Int(childStart[p])..<Int(childStart[p + 1]) where seen[Int(children[k])] {
+                        seen[Int(children[k])] = false
+                        out.append(Int(children[k]))
+                    }
+                }
+                out.sort()
+            } else {
+                for p in 0..<n where seen[p] { out.append(p) }
+            }
             return out
         }
     }
