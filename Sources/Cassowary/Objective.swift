@@ -27,6 +27,16 @@ struct Objective {
     }
 
     /// Removes `s`, returning its coefficient (0 if absent).
+    /// Calls `body` with each symbol whose coefficient is not zero, and the coefficient.
+    @inline(__always)
+    func forEachNonzero(_ body: (Int32, Double) -> Void) {
+        if !isDense {
+            for cell in sparse.cells { body(cell.symbol, cell.coefficient) }
+        } else {
+            for i in dense.indices where dense[i] != 0 { body(Int32(i), dense[i]) }
+        }
+    }
+
     @discardableResult
     mutating func remove(_ s: Int32) -> Double {
         if !isDense { return sparse.remove(s) }

@@ -29,12 +29,23 @@ extension Solver {
     /// to escape degenerate rows is not found (documented limitation).
     public func freeDirections() -> [FreeDirection] {
         var out: [FreeDirection] = []
+        // Every symbol's `lexSign` at once, level by level (the first level with a coefficient
+        // decides): one pass over the objectives' cells instead of a search in each level for
+        // each symbol, which made up most of the check after an edit that adds constraints.
+        var costs = [Int8](repeating: 0, count: kinds.count)
+        for objective in objectives {
+            objective.forEachNonzero { s, c in
+                let i = Int(s)
+                guard i < costs.count, costs[i] == 0 else { return }
+                if c < -Row.epsilon { costs[i] = -1 } else if c > Row.epsilon { costs[i] = 1 }
+            }
+        }
         for s in kinds.indices where !isBasic[s] {
             let kind = kinds[s]
             if kind == .dummy { continue }
-            let sym = Int32(s)
-            if lexSign(sym) != 0 { continue }
             if kind != .external && owner[s] < 0 { continue }
+            let sym = Int32(s)
+            if costs[s] != 0 { continue }
             let upBlocked = isBlocked(sym, direction: 1)
             let downBlocked = kind == .external ? isBlocked(sym, direction: -1) : true
             if upBlocked && downBlocked { continue }

@@ -14,6 +14,9 @@ public struct JSONChunk {
     @usableFromInline let capacity: Int
     @usableFromInline var count = 0
 
+    /// How many bytes have been written.
+    public var written: Int { count }
+
     @usableFromInline init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base
         self.capacity = capacity
@@ -86,16 +89,23 @@ public struct JSONChunk {
     static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
 
     /// Appends a number exactly as `JSONWriter.appendNumber` documents it.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func number(_ d: Double) {
         precondition(count + Self.maxNumberLength <= capacity, "JSONChunk overflow")
         // Below 2^53 the conversion to Int64 truncates exactly and back is exact: equal means
         // integral (a comparison instead of a call to libm's trunc). NaN fails the first test.
+        // Inlined for that case (most of a layout's numbers): a call cost as much as the digits.
         if d.magnitude < 9_007_199_254_740_992.0, case let i = Int64(d), Double(i) == d {
             if i < 0 { byte(0x2D) }
             decimal(i.magnitude)  // -0.0 becomes 0
-            return
+        } else {
+            fraction(d)
         }
+    }
+
+    /// `number` for a value that is not an integer below 2^53.
+    @inlinable @inline(never)
+    mutating func fraction(_ d: Double) {
         guard d.isFinite else {
             raw("null")
             return
@@ -203,6 +213,14 @@ public struct JSONChunk {
         text.withUnsafeBufferPointer { b in
             if let p = b.baseAddress { (base + count).update(from: p, count: b.count) }
         }
+        count += text.count
+    }
+
+    /// Appends `text` as it is (bytes already in JSON form).
+    @inlinable
+    public mutating func bytes(_ text: UnsafeBufferPointer<UInt8>) {
+        precondition(count + text.count <= capacity, "JSONChunk overflow")
+        if let p = text.baseAddress { (base + count).update(from: p, count: text.count) }
         count += text.count
     }
 

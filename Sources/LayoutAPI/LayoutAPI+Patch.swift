@@ -83,8 +83,15 @@ extension LayoutAPI {
         if options.strict && !st.diagnostics.broken.isEmpty {
             return .failed(Problems.strictConflict(st.diagnostics.broken))
         }
-        let frames = options.allFrames ? (options.absolute ? st.system.frames(.absolute) : st.frames) : []
-        return .done(revision: st.revision, frames: .init(frames), diagnostics: st.diagnostics, stats: EditStats())
+        let frames: ResultEncoder.FrameSelection
+        if !options.allFrames {
+            frames = .init([])
+        } else if options.absolute {
+            frames = .init(st.system.frames(.absolute))
+        } else {
+            frames = .init(st.frames, keys: st.frameKeys)
+        }
+        return .done(revision: st.revision, frames: frames, diagnostics: st.diagnostics, stats: EditStats())
     }
 
     /// Edits the session's system by `edit` (on a copy kept only when nothing is broken, under
@@ -119,10 +126,14 @@ extension LayoutAPI {
         session.events.publish(st)
         let frames: ResultEncoder.FrameSelection
         if inPlace {
-            frames = .init(st.frames, positions: changed)
+            frames = .init(st.frames, positions: changed, keys: st.frameKeys)
         } else {
             let after = options.absolute ? st.system.frames(.absolute) : st.frames
-            frames = .init(before.map { changedFrames(from: $0, to: after) } ?? after)
+            if let before {
+                frames = .init(changedFrames(from: before, to: after))
+            } else {
+                frames = .init(after, keys: options.absolute ? nil : st.frameKeys)
+            }
         }
         timing.solve = ContinuousClock.now - t2
         return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)

@@ -61,8 +61,9 @@ extension LayoutAPI {
 
     private func sessionResponse(_ id: String, _ state: SessionState, _ options: QueryOptions,
                                  _ timing: ServerTiming, status: Int) -> APIResponse {
-        let frames = options.absolute ? state.system.frames(.absolute) : state.frames
-        let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: .init(frames),
+        let frames: ResultEncoder.FrameSelection = options.absolute ? .init(state.system.frames(.absolute))
+            : .init(state.frames, keys: state.frameKeys)
+        let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: frames,
                                              diagnostics: state.diagnostics, stats: nil)
         return .json(status, body, headers: [("ETag", EntityTagCondition.etag(state.revision)), timing.header])
     }
@@ -162,11 +163,11 @@ extension LayoutAPI {
     func getSession(_ id: String, _ request: APIRequest, _ options: QueryOptions, withDocument: Bool) -> APIResponse {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
         typealias Snapshot = (canonical: CanonicalDocument, revision: Int, diagnostics: Diagnostics,
-                              frames: [(id: String, frame: Frame)])
+                              frames: ResultEncoder.FrameSelection)
         let snapshot: Snapshot? = session.withState { st in
             guard st.alive else { return nil }
             return (st.canonical, st.revision, st.diagnostics,
-                    options.absolute ? st.system.frames(.absolute) : st.frames)
+                    options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
         }
         guard let snapshot else { return Problems.sessionNotFound(id) }
         let etag = EntityTagCondition.etag(snapshot.revision)
@@ -176,7 +177,7 @@ extension LayoutAPI {
         }
         let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.revision,
                                              document: withDocument ? snapshot.canonical.bytes : nil,
-                                             frames: .init(snapshot.frames), diagnostics: snapshot.diagnostics,
+                                             frames: snapshot.frames, diagnostics: snapshot.diagnostics,
                                              stats: nil)
         return .json(200, body, headers: [("ETag", etag)])
     }

@@ -9,16 +9,53 @@ import LayoutEngine
 /// mostly frames, and appending them piece by piece to a growing array cost more than
 /// formatting them.
 public enum ResultEncoder {
+    /// Each frame's key as answers write it, `"id":{"x":`, kept by a session so that writing a
+    /// frame copies its id instead of escaping it again (escaping an id through the string's
+    /// storage cost more than the frame's four numbers).
+    public struct FrameKeys: Sendable {
+        private var bytes: [UInt8] = []
+        /// Where key i ends in `bytes` (it starts where key i - 1 ends).
+        private var ends: [Int32] = []
+
+        public init() {}
+
+        public init(_ frames: [(id: String, frame: Frame)]) {
+            let bound = frames.reduce(0) { $0 + JSONChunk.maxStringLength($1.id) + 8 }
+            var ends: [Int32] = []
+            ends.reserveCapacity(frames.count)
+            bytes = JSONChunk.bytes(capacity: bound) { c in
+                for f in frames {
+                    c.string(f.id)
+                    c.raw(":{\"x\":")
+                    ends.append(Int32(c.written))
+                }
+            }
+            self.ends = ends
+        }
+
+        var count: Int { ends.count }
+
+        /// Appends key `i` (which must exist).
+        @inline(__always)
+        func write(_ i: Int, to c: inout JSONChunk) {
+            let start = i == 0 ? 0 : Int(ends[i - 1]), end = Int(ends[i])
+            bytes.withUnsafeBufferPointer { c.bytes(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        }
+    }
+
     /// Frames to write: all of `frames`, or (`positions` given) the ones at those positions, in
     /// that order. A PATCH answers with the frames that changed: naming them by position spares
-    /// building a second list of (id, frame) pairs.
+    /// building a second list of (id, frame) pairs. `keys`, when it has one key per frame, gives
+    /// the frames' keys already written.
     public struct FrameSelection {
         public var frames: [(id: String, frame: Frame)]
         public var positions: [Int]?
+        var keys: FrameKeys?
 
-        public init(_ frames: [(id: String, frame: Frame)], positions: [Int]? = nil) {
+        public init(_ frames: [(id: String, frame: Frame)], positions: [Int]? = nil, keys: FrameKeys? = nil) {
             self.frames = frames
             self.positions = positions
+            self.keys = keys.flatMap { $0.count == frames.count ? $0 : nil }
         }
 
         var bound: Int {
@@ -34,31 +71,35 @@ public enum ResultEncoder {
         func write(to c: inout JSONChunk) {
             c.raw("{")
             if let positions {
-                for (k, i) in positions.enumerated() { ResultEncoder.writeFrame(frames[i], first: k == 0, to: &c) }
+                for (k, i) in positions.enumerated() { write(i, first: k == 0, to: &c) }
             } else {
-                for (k, f) in frames.enumerated() { ResultEncoder.writeFrame(f, first: k == 0, to: &c) }
+                for i in frames.indices { write(i, first: i == 0, to: &c) }
             }
+            c.raw("}")
+        }
+
+        @inline(__always)
+        private func write(_ i: Int, first: Bool, to c: inout JSONChunk) {
+            if !first { c.raw(",") }
+            if let keys {
+                keys.write(i, to: &c)
+            } else {
+                c.string(frames[i].id)
+                c.raw(":{\"x\":")
+            }
+            let f = frames[i].frame
+            c.number(f.x)
+            c.raw(",\"y\":")
+            c.number(f.y)
+            c.raw(",\"width\":")
+            c.number(f.width)
+            c.raw(",\"height\":")
+            c.number(f.height)
             c.raw("}")
         }
     }
 
     static func frameBound(_ id: String) -> Int { JSONChunk.maxStringLength(id) + 40 + 4 * JSONChunk.maxNumberLength }
-
-    /// `"id":{"x":…,"y":…,"width":…,"height":…}`, after a comma unless `first`.
-    @inline(__always)
-    static func writeFrame(_ f: (id: String, frame: Frame), first: Bool, to c: inout JSONChunk) {
-        if !first { c.raw(",") }
-        c.string(f.id)
-        c.raw(":{\"x\":")
-        c.number(f.frame.x)
-        c.raw(",\"y\":")
-        c.number(f.frame.y)
-        c.raw(",\"width\":")
-        c.number(f.frame.width)
-        c.raw(",\"height\":")
-        c.number(f.frame.height)
-        c.raw("}")
-    }
 
     /// `{"id":{"x":…,"y":…,"width":…,"height":…},…}`.
     public static func appendFrames(_ frames: [(id: String, frame: Frame)], to w: inout JSONWriter) {

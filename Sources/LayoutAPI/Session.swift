@@ -106,6 +106,8 @@ struct SessionState: Sendable {
     var diagnostics: Diagnostics
     /// Frames of `system` relative to the parent, in view order (compared by the next PATCH).
     var frames: [(id: String, frame: Frame)]
+    /// The frames' keys as answers write them (rebuilt whenever `frames` gets other views).
+    var frameKeys: ResultEncoder.FrameKeys
     /// For validating single constraint entries of PATCHes (made on first use; dropped when a
     /// PATCH goes through the whole document, which may change what it was made from).
     var memberContext: MemberContext?
@@ -119,6 +121,7 @@ struct SessionState: Sendable {
         self.revision = revision
         self.diagnostics = diagnostics
         self.frames = system.frames(.relative)
+        self.frameKeys = ResultEncoder.FrameKeys(frames)
     }
 }
 

@@ -26,6 +26,7 @@ extension SessionState {
             var old = [String: Frame](minimumCapacity: frames.count)
             for (id, f) in frames { old[id] = f }
             frames = after
+            frameKeys = ResultEncoder.FrameKeys(after)
             return after.indices.filter { old[after[$0].id] != after[$0].frame }
         }
         let moved = system.movedFramePositions()

@@ -44,6 +44,51 @@ struct StorageTests {
         }
     }
 
+    /// `freeDirections` as it was written first: `lexSign` asked for each symbol.
+    static func referenceFreeDirections(_ s: Solver) -> [FreeDirection] {
+        var out: [FreeDirection] = []
+        for i in s.kinds.indices where !s.isBasic[i] {
+            let kind = s.kinds[i]
+            let sym = Int32(i)
+            if kind == .dummy || s.lexSign(sym) != 0 || (kind != .external && s.owner[i] < 0) { continue }
+            let up = s.isBlocked(sym, direction: 1)
+            let down = kind == .external ? s.isBlocked(sym, direction: -1) : true
+            if up && down { continue }
+            let rates = s.rates(of: sym)
+            if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
+        }
+        return out
+    }
+
+    @Test("free directions from one pass over the objectives equal asking each symbol's reduced cost")
+    func freeDirectionsOnePass() throws {
+        var rng = SeededGenerator(seed: 21)
+        for round in 0..<6 {
+            var s = Solver()
+            let w = s.addVariable()
+            try s.add(expr([(w, 1)], -100), .equal, priority: 1000)
+            var xs: [Variable] = []
+            // Enough optional constraints at one level for its objective to turn dense, some
+            // variables left free (ambiguous), some pinned.
+            for i in 0..<(round.isMultiple(of: 2) ? 40 : 300) {
+                let x = s.addVariable()
+                xs.append(x)
+                if Int.random(in: 0..<4, using: &rng) > 0 {
+                    try s.add(expr([(x, 1), (w, -1)], Double(i % 5)), .lessOrEqual, priority: 1000)
+                }
+                if Int.random(in: 0..<3, using: &rng) > 0 {
+                    try s.add(expr([(x, 1)], -Double(10 + i % 40)), .equal,
+                              priority: [250.0, 500, 750].randomElement(using: &rng)!)
+                }
+            }
+            for _ in 0..<3 {
+                #expect(s.freeDirections() == Self.referenceFreeDirections(s), "round \(round)")
+                let x = xs.randomElement(using: &rng)!
+                try s.add(expr([(x, 1), (w, -0.5)], 0), .greaterOrEqual, priority: 1000)
+            }
+        }
+    }
+
     @Test("a dense objective level computes exactly what a sparse row does")
     func objectiveForms() {
         var rng = SeededGenerator(seed: 7)
