@@ -30,31 +30,6 @@ extension SessionState {
             return after.indices.filter { old[after[$0].id] != after[$0].frame }
         }
         let moved = system.movedFramePositions()
-        // Worked on outside `self` (moved out, so still uniquely referenced): a closure that
-        // captured `self` would copy the frames on the first write.
-        var frames: [(id: String, frame: Frame)] = []
-        swap(&frames, &self.frames)
-        defer { swap(&frames, &self.frames) }
-        let system = self.system
-        var changed: [Int] = []
-        changed.reserveCapacity(moved?.count ?? views.count)
-        // (Two calls with literal closures: a closure kept in a variable would box what it
-        // captures, `frames` included.)
-        if let moved {
-            system.forEachFrame(.relative, at: moved) { i, f in
-                if f != frames[i].frame {
-                    frames[i].frame = f
-                    changed.append(i)
-                }
-            }
-        } else {
-            system.forEachFrame(.relative) { i, f in
-                if f != frames[i].frame {
-                    frames[i].frame = f
-                    changed.append(i)
-                }
-            }
-        }
-        return changed
+        return system.updateRelativeFrames(&frames, at: moved)
     }
 }

@@ -62,28 +62,43 @@ extension LayoutSystem {
         frame(at: i, coordinates) { solver.value($0) }
     }
 
-    /// `body(i, frame(at: i, coordinates))` for every view, in view order. The solver's values
-    /// are read through one buffer rather than a call (and a copy of the solver) per value,
-    /// which made up most of the cost of a PATCH's frame refresh.
-    public func forEachFrame(_ coordinates: Coordinates, _ body: (Int, Frame) -> Void) {
+    /// Brings the relative frames in `frames` (one per view, in view order) up to date at
+    /// `positions` (ascending; nil: every view) and returns the positions whose frame changed.
+    /// One loop here rather than a closure called per frame from another module: a session
+    /// refreshes the frames an edit moved on every PATCH.
+    public func updateRelativeFrames(_ frames: inout [(id: String, frame: Frame)], at positions: [Int]?) -> [Int] {
+        var changed: [Int] = []
+        changed.reserveCapacity(positions?.count ?? frames.count)
+        let n = min(frames.count, document.views.count)
         let done: Void? = solver.withCurrentValues { values in
-            for i in document.views.indices { body(i, frame(at: i, coordinates) { values[Int($0.index)] }) }
+            if let positions {
+                for i in positions where i < n {
+                    let f = frame(at: i, .relative) { values[Int($0.index)] }
+                    if f != frames[i].frame {
+                        frames[i].frame = f
+                        changed.append(i)
+                    }
+                }
+            } else {
+                for i in 0..<n {
+                    let f = frame(at: i, .relative) { values[Int($0.index)] }
+                    if f != frames[i].frame {
+                        frames[i].frame = f
+                        changed.append(i)
+                    }
+                }
+            }
         }
         if done == nil {
-            for i in document.views.indices { body(i, frame(at: i, coordinates)) }
+            for i in positions ?? Array(0..<n) where i < n {
+                let f = frame(at: i, .relative)
+                if f != frames[i].frame {
+                    frames[i].frame = f
+                    changed.append(i)
+                }
+            }
         }
-    }
-
-    /// `body(i, frame(at: i, coordinates))` for each `i` of `positions` (valid view positions), in
-    /// their order, reading the values as `forEachFrame(_:_:)` does. (An array, not any sequence:
-    /// a generic across modules is not specialised, and its iteration cost more than the frames.)
-    public func forEachFrame(_ coordinates: Coordinates, at positions: [Int], _ body: (Int, Frame) -> Void) {
-        let done: Void? = solver.withCurrentValues { values in
-            for i in positions { body(i, frame(at: i, coordinates) { values[Int($0.index)] }) }
-        }
-        if done == nil {
-            for i in positions { body(i, frame(at: i, coordinates)) }
-        }
+        return changed
     }
 
     @inline(__always)
