@@ -145,6 +145,27 @@ private struct MoveStack<Element> {
         return out
     }
 
+    /// The top element (the stack must not be empty).
+    @inline(__always)
+    var top: Element { base[count - 1] }
+
+    @inline(__always)
+    subscript(i: Int) -> Element { base[i] }
+
+    /// Drops the top element.
+    @inline(__always)
+    mutating func removeLast() {
+        count -= 1
+        (base + count).deinitialize(count: 1)
+    }
+
+    /// Drops the elements from `start` to the top.
+    @inline(__always)
+    mutating func truncate(to start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
     mutating func release() {
         base.deinitialize(count: count)
         base.deallocate()
@@ -172,8 +193,8 @@ private struct Parser {
     var valueStack: MoveStack<JSONValue>
     var keyStack: MoveStack<String>
     /// Byte offset of each key in `keyStack`, for duplicate-key errors.
-    var keyOffsets: [Int] = []
-    var frames: [Frame] = []
+    var keyOffsets: MoveStack<Int>
+    var frames: MoveStack<Frame>
     /// Reused buffer for decoding strings that contain escapes.
     var scratch: [UInt8] = []
 
@@ -186,14 +207,16 @@ private struct Parser {
         let members = Swift.min(64, Swift.max(4, count / 16))
         valueStack = MoveStack(capacity: members)
         keyStack = MoveStack(capacity: Swift.max(4, members / 2))
-        keyOffsets.reserveCapacity(Swift.max(4, members / 2))
-        frames.reserveCapacity(Swift.min(16, Swift.max(4, members / 4)))
+        keyOffsets = MoveStack(capacity: Swift.max(4, members / 2))
+        frames = MoveStack(capacity: Swift.min(16, Swift.max(4, members / 4)))
     }
 
     /// Destroys what is left on the stacks (after an error) and frees them.
     mutating func releaseStacks() {
         valueStack.release()
         keyStack.release()
+        keyOffsets.release()
+        frames.release()
     }
 
     @inline(__always)
@@ -267,7 +290,7 @@ private struct Parser {
             // A complete value: hand it to the enclosing container, closing containers as
             // long as their closing bracket follows.
             while true {
-                guard let top = frames.last else {
+                guard frames.count > 0, case let top = frames.top else {
                     skipWhitespace()
                     if i < n {
                         if p[i] == ASCII.slash { throw error("comments are not allowed", at: i) }
@@ -315,7 +338,7 @@ private struct Parser {
         if frames.count >= maxDepth {
             throw error("nesting deeper than the maximum depth of \(maxDepth)", at: i)
         }
-        frames.append(Frame(isObject: isObject, valuesStart: valueStack.count, keysStart: keyStack.count))
+        frames.push(Frame(isObject: isObject, valuesStart: valueStack.count, keysStart: keyStack.count))
     }
 
     /// Parses `"key"` and the following `:` and skips whitespace after it.
@@ -324,7 +347,7 @@ private struct Parser {
         let keyOffset = i
         let key = try parseString()
         keyStack.push(key)
-        keyOffsets.append(keyOffset)
+        keyOffsets.push(keyOffset)
         skipWhitespace()
         guard peek() == ASCII.colon else { throw unexpected(expecting: "':' after object key") }
         i += 1
@@ -356,7 +379,7 @@ private struct Parser {
             }
         }
         let keys = keyStack.popArray(from: ks)
-        keyOffsets.removeSubrange(ks...)
+        keyOffsets.truncate(to: ks)
         let values = valueStack.popArray(from: frame.valuesStart)
         return .object(JSONObject(uniqueKeys: keys, values: values, index: index))
     }

@@ -135,10 +135,11 @@ struct ServerTiming {
         let parse = Self.microseconds(parse), solve = Self.microseconds(solve)
         let value = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer -> String in
             var n = 0
-            func put(_ text: StaticString) {
-                text.withUTF8Buffer { for c in $0 { buffer[n] = c; n += 1 } }
-            }
-            func put(milliseconds micro: Int) {
+            @inline(__always) func put(_ label: [UInt8], _ micro: Int) {
+                for c in label {
+                    buffer[n] = c
+                    n += 1
+                }
                 n += JSONChunk.writeDecimal(UInt64(micro / 1000), to: buffer.baseAddress! + n)
                 buffer[n] = UInt8(ascii: ".")
                 let frac = micro % 1000
@@ -147,10 +148,8 @@ struct ServerTiming {
                 buffer[n + 3] = UInt8(48 + frac % 10)
                 n += 4
             }
-            put("parse;dur=")
-            put(milliseconds: parse)
-            put(", solve;dur=")
-            put(milliseconds: solve)
+            put(Self.parseLabel, parse)
+            put(Self.solveLabel, solve)
             return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<n]), as: UTF8.self)
         }
         return ("Server-Timing", value)
@@ -159,6 +158,13 @@ struct ServerTiming {
     /// Whole microseconds of `d` (never negative), capped so that the header stays within its
     /// buffer (1e12 ms, far beyond any request).
     private static func microseconds(_ d: Duration) -> Int {
-        min(max(0, Int((d.milliseconds * 1000).rounded())), 999_999_999_999_999)
+        // Integer arithmetic on the components (rounded to the nearest microsecond).
+        let c = d.components
+        let micro = min(Int(c.seconds), 999_999_999) * 1_000_000
+            + Int((c.attoseconds + 500_000_000_000) / 1_000_000_000_000)
+        return max(0, micro)
     }
+
+    private static let parseLabel = Array("parse;dur=".utf8)
+    private static let solveLabel = Array(", solve;dur=".utf8)
 }
