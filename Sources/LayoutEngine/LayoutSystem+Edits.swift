@@ -49,6 +49,7 @@ extension LayoutSystem {
     public mutating func replaceEntry(_ entry: ConstraintEntry) -> EditStats? {
         guard let index = entryIndex[entry.id], solver.brokenCount == 0,
               document.constraints[index].items.count == entry.items.count else { return nil }
+        if let stats = changeConstants(at: index, to: entry) { return stats }
         let old = document.constraints[index]
         document.constraints[index] = entry
         if case .when = entry.activation { hasWhenRules = true }
@@ -106,6 +107,45 @@ extension LayoutSystem {
         if stats.added + stats.removed > 0 { ambiguityStale = true }
         solver.updateValues()
         if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
+        return stats
+    }
+}
+
+extension LayoutSystem {
+    /// `replaceEntry` when only the items' constants change (the usual PATCH): nothing is
+    /// compiled again. Each item's anchors add no constant of their own (no margins, no
+    /// baselines), so each compiled constant is the item's constant, exactly what compiling would
+    /// give, and each item is as active as it was. nil when that does not hold.
+    mutating func changeConstants(at index: Int, to entry: ConstraintEntry) -> EditStats? {
+        let old = document.constraints[index]
+        guard old.activation == entry.activation, old.active == entry.active,
+              old.items.count == entry.items.count else { return nil }
+        let first = Int(entryStart[index])
+        for (k, (a, b)) in zip(old.items, entry.items).enumerated() {
+            guard a.relation == b.relation, a.priority == b.priority, a.terms == b.terms, a.views == b.views,
+                  a.firstView == b.firstView,
+                  b.terms.allSatisfy({ AnchorTranslation.addsNoConstant($0.anchor.attribute) }),
+                  // The activation context may have changed since (a view hidden: `setVisibility`
+                  // replaces such entries by themselves to switch them): then compile.
+                  compiled[first + k].active == activation.isActive(entry, b) else { return nil }
+        }
+        document.constraints[index] = entry
+        var stats = EditStats()
+        let pivotsBefore = solver.statistics.pivots
+        var failed = false
+        for (k, item) in entry.items.enumerated() where compiled[first + k].constant != item.constant {
+            if let cid = solverIDs[first + k] {
+                do { try solver.setConstant(cid, to: item.constant) } catch { failed = true }
+                stats.constantsChanged += 1
+            }
+            compiled[first + k].constant = item.constant
+        }
+        if failed || solver.brokenCount > 0 {
+            build(rememberingDelegates: delegateMemory)
+            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
+        }
+        stats.pivots = solver.statistics.pivots - pivotsBefore
+        solver.updateValues()
         return stats
     }
 }

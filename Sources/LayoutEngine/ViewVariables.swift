@@ -54,6 +54,16 @@ enum AnchorTranslation {
         }
     }
 
+    /// Whether `accumulate` leaves the constant alone for `attribute` (no margin, no baseline):
+    /// a constraint made only of such anchors compiles to its own constant, exactly.
+    static func addsNoConstant(_ attribute: Attribute) -> Bool {
+        switch attribute {
+        case .left, .right, .top, .bottom, .width, .height, .centerX, .centerY, .leading, .trailing: return true
+        case .firstBaseline, .lastBaseline, .leftMargin, .rightMargin, .topMargin, .bottomMargin,
+             .leadingMargin, .trailingMargin, .centerXWithinMargins, .centerYWithinMargins: return false
+        }
+    }
+
     /// Sums duplicate variables and drops zero terms, ascending by variable: a canonical form, so
     /// that two compilations of the same constraint compare equal.
     static func canonical(_ terms: [Term]) -> [Term] {
