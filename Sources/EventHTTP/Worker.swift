@@ -162,7 +162,6 @@ final class Worker: @unchecked Sendable {
         defaultContentType = nil
     }
 
-    /// Whether the caller runs on this worker's loop thread.
     /// An event base whose epoll backend batches its interest changes (`EPOLL_USE_CHANGELIST`):
     /// a keep-alive request turns reading and writing on and off four times, and without the
     /// change list each turn is an `epoll_ctl` system call; with it, changes that cancel out within
@@ -177,6 +176,7 @@ final class Worker: @unchecked Sendable {
         return event_base_new()
     }
 
+    /// Whether the caller runs on this worker's loop thread.
     var isCurrentThread: Bool {
         let owner = mailboxLock.withLock { ownerThread }
         guard let owner else { return false }

@@ -133,9 +133,7 @@ final class SessionEvents: Sendable {
 
     private static func delta(_ before: [(id: String, frame: Frame)], _ after: [(id: String, frame: Frame)],
                               _ st: SessionState) -> String {
-        var old = [String: Frame](minimumCapacity: before.count)
-        for (id, f) in before { old[id] = f }
-        let changed = after.filter { old[$0.id] != $0.frame }
+        let changed = LayoutAPI.changedPositions(from: before, to: after).map { after[$0] }
         let now = Set(after.map(\.id))
         let removed = before.map(\.id).filter { !now.contains($0) }
         return revisionData(revision: st.revision, all: false, frames: changed, removed: removed,

@@ -130,7 +130,7 @@ extension LayoutAPI {
         } else {
             let after = options.absolute ? st.system.frames(.absolute) : st.frames
             if let before {
-                frames = .init(changedFrames(from: before, to: after))
+                frames = .init(after, positions: changedPositions(from: before, to: after))
             } else {
                 frames = .init(after, keys: options.absolute ? nil : st.frameKeys)
             }
@@ -139,21 +139,21 @@ extension LayoutAPI {
         return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)
     }
 
-    /// The frames of `after` that are new or differ from `before`, in `after`'s order.
-    static func changedFrames(from before: [(id: String, frame: Frame)],
-                              to after: [(id: String, frame: Frame)]) -> [(id: String, frame: Frame)] {
+    /// Positions in `after` of the frames that are new or differ from `before`, ascending.
+    static func changedPositions(from before: [(id: String, frame: Frame)],
+                                 to after: [(id: String, frame: Frame)]) -> [Int] {
         // The usual case: the same views in the same order (compared by position, no hashing).
         if before.count == after.count {
-            var out: [(id: String, frame: Frame)] = []
+            var out: [Int] = []
             var i = 0
             while i < after.count, before[i].id == after[i].id {
-                if before[i].frame != after[i].frame { out.append(after[i]) }
+                if before[i].frame != after[i].frame { out.append(i) }
                 i += 1
             }
             if i == after.count { return out }
         }
         var old = [String: Frame](minimumCapacity: before.count)
         for (id, f) in before { old[id] = f }
-        return after.filter { old[$0.id] != $0.frame }
+        return after.indices.filter { old[after[$0].id] != after[$0].frame }
     }
 }

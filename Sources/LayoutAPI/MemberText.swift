@@ -107,31 +107,6 @@ enum MemberText {
             }
     }
 
-    /// The (quoted key, value) ranges of an object's members, in order; nil when `text` is not
-    /// one compact object.
-    static func members(of text: ArraySlice<UInt8>) -> [(key: Range<Int>, value: Range<Int>)]? {
-        text.withUnsafeBufferPointer { t -> [(key: Range<Int>, value: Range<Int>)]? in
-            let n = t.count
-            guard n >= 2, t[0] == UInt8(ascii: "{"), t[n - 1] == UInt8(ascii: "}") else { return nil }
-            var out: [(key: Range<Int>, value: Range<Int>)] = []
-            var i = 1
-            while i < n - 1 {
-                guard t[i] == UInt8(ascii: "\""), let keyEnd = skipString(t, from: i), keyEnd < n,
-                      t[keyEnd] == UInt8(ascii: ":"), let valueEnd = skipValue(t, from: keyEnd + 1) else { return nil }
-                out.append((text.startIndex + i..<text.startIndex + keyEnd,
-                            text.startIndex + keyEnd + 1..<text.startIndex + valueEnd))
-                i = valueEnd
-                if t[i] == UInt8(ascii: ",") {
-                    i += 1
-                    guard i < n - 1 else { return nil }
-                } else if i != n - 1 {
-                    return nil
-                }
-            }
-            return out
-        }
-    }
-
     /// Whether `JSONWriter` writes `v` as a value that parses back equal (every number finite).
     static func isWritable(_ v: JSONValue) -> Bool {
         switch v {

@@ -23,11 +23,11 @@ extension SessionState {
         }
         if !same {
             let after = system.frames(.relative)
-            var old = [String: Frame](minimumCapacity: frames.count)
-            for (id, f) in frames { old[id] = f }
-            frames = after
-            frameKeys = ResultEncoder.FrameKeys(after)
-            return after.indices.filter { old[after[$0].id] != after[$0].frame }
+            defer {
+                frames = after
+                frameKeys = ResultEncoder.FrameKeys(after)
+            }
+            return LayoutAPI.changedPositions(from: frames, to: after)
         }
         let moved = system.movedFramePositions()
         return system.updateRelativeFrames(&frames, at: moved)

@@ -32,13 +32,7 @@ extension LayoutSystem {
         if let height { view.frame.height = height }
         document.views[vi] = view
         activation.rootInputs[id] = view.frame
-        if failed || solver.brokenCount > 0 {
-            build(rememberingDelegates: delegateMemory)
-            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
-        }
-        stats.pivots = solver.statistics.pivots - pivotsBefore
-        solver.updateValues()
-        return stats
+        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 
     /// One existing constraint entry changed (same id): only its items are compared, constants
@@ -140,10 +134,20 @@ extension LayoutSystem {
             }
             compiled[first + k].constant = item.constant
         }
+        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+    }
+}
+
+extension LayoutSystem {
+    /// The end of an edit that only set constants (a root resize, a constant change): a failed
+    /// change or a required constraint now broken rebuilds from the edited document (broken
+    /// constraints follow processing order); otherwise the pivots it took and fresh values.
+    mutating func finishConstantEdit(_ stats: EditStats, failed: Bool, pivotsBefore: Int) -> EditStats {
         if failed || solver.brokenCount > 0 {
             build(rememberingDelegates: delegateMemory)
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
+        var stats = stats
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
         return stats

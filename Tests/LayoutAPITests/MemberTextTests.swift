@@ -87,7 +87,9 @@ struct MemberTextTests {
                                  JSONObject([("a", .array([.number(-.infinity)]))])) == nil)
         // Not an object (an expression string): left to the tree merge.
         #expect(MemberText.merge(Self.text(.string("a.width == 10")), JSONObject([("x", .number(1))])) == nil)
-        #expect(MemberText.members(of: Array(#"{"a":1,}"#.utf8)[...]) == nil)
-        #expect(MemberText.members(of: Array(#"{"a"1}"#.utf8)[...]) == nil)
+        // Text that is not one compact object: left to the tree merge too.
+        for bad in [#"{"a":1,}"#, #"{"a"1}"#, #"{"a":1} "#, #"{"a":"1}"#, "{", ""] {
+            #expect(MemberText.merge(Array(bad.utf8)[...], JSONObject([("x", .number(1))])) == nil, "\(bad)")
+        }
     }
 }
