@@ -23,8 +23,6 @@ enum MemberText {
     /// Members left as they are go in as runs of the original text (commas included).
     private static func merge(_ text: UnsafeBufferPointer<UInt8>, _ patch: JSONObject,
                               into w: inout JSONWriter) -> Bool {
-        let n = text.count
-        guard n >= 2, text[0] == UInt8(ascii: "{"), text[n - 1] == UInt8(ascii: "}") else { return false }
         w.bytes.append(UInt8(ascii: "{"))
         var wroteMember = false
         var run: Range<Int>? = nil  // unchanged members waiting to be copied
@@ -35,39 +33,28 @@ enum MemberText {
             wroteMember = true
             run = nil
         }
-        var taken = 0  // bit k: patch key k was in the text (patches have a handful of keys)
-        var i = 1
-        while i < n - 1 {
-            guard text[i] == UInt8(ascii: "\""), let keyEnd = skipString(text, from: i), keyEnd < n,
-                  text[keyEnd] == UInt8(ascii: ":"), let valueEnd = skipValue(text, from: keyEnd + 1)
-            else { return false }
-            let k = patchKey(matching: UnsafeBufferPointer(rebasing: text[(i + 1)..<(keyEnd - 1)]), in: patch)
+        var taken = 0  // bit k: patch key k was in the text (`isPlain`: at most 64 keys)
+        let wellFormed = forEachMember(text) { key, value in
+            let start = key.lowerBound - 1  // the key's opening quote
+            let k = patchKey(matching: UnsafeBufferPointer(rebasing: text[key]), in: patch)
             if k < 0 {
-                run = (run?.lowerBound ?? i)..<valueEnd
-            } else {
-                taken |= 1 << k
-                flush()
-                let change = patch.values[k]
-                if !change.isNull {
-                    if wroteMember { w.bytes.append(UInt8(ascii: ",")) }
-                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<(keyEnd + 1)]))
-                    if case .object(let inner) = change, text[keyEnd + 1] == UInt8(ascii: "{") {
-                        guard merge(UnsafeBufferPointer(rebasing: text[(keyEnd + 1)..<valueEnd]), inner, into: &w)
-                        else { return false }
-                    } else {
-                        w.write(JSONValue.null.applyingMergePatch(change))
-                    }
-                    wroteMember = true
-                }
+                run = (run?.lowerBound ?? start)..<value.upperBound
+                return true
             }
-            i = valueEnd
-            if text[i] == UInt8(ascii: ",") {
-                i += 1
-                guard i < n - 1 else { return false }
-            } else if i != n - 1 {
-                return false
+            taken |= 1 << k
+            flush()
+            let change = patch.values[k]
+            if change.isNull { return true }
+            if wroteMember { w.bytes.append(UInt8(ascii: ",")) }
+            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<value.lowerBound]))  // "key":
+            wroteMember = true
+            if case .object(let inner) = change, text[value.lowerBound] == UInt8(ascii: "{") {
+                return merge(UnsafeBufferPointer(rebasing: text[value]), inner, into: &w)
             }
+            w.write(JSONValue.null.applyingMergePatch(change))
+            return true
         }
+        guard wellFormed else { return false }
         flush()
         for (k, (key, change)) in patch.entries.enumerated() where taken & (1 << k) == 0 {
             if change.isNull { continue }
@@ -78,6 +65,40 @@ enum MemberText {
         }
         w.bytes.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// Calls `body` with each member's key (the bytes between its quotes) and value, as ranges
+    /// of `text`, in order. False when `text` is not one compact object, or when `body` returns
+    /// false (which stops the walk).
+    static func forEachMember(_ text: UnsafeBufferPointer<UInt8>,
+                              _ body: (_ key: Range<Int>, _ value: Range<Int>) -> Bool) -> Bool {
+        let n = text.count
+        guard n >= 2, text[0] == UInt8(ascii: "{"), text[n - 1] == UInt8(ascii: "}") else { return false }
+        var i = 1
+        while i < n - 1 {
+            guard text[i] == UInt8(ascii: "\""), let keyEnd = skipString(text, from: i), keyEnd < n,
+                  text[keyEnd] == UInt8(ascii: ":"), let valueEnd = skipValue(text, from: keyEnd + 1),
+                  body((i + 1)..<(keyEnd - 1), (keyEnd + 1)..<valueEnd) else { return false }
+            i = valueEnd
+            if text[i] == UInt8(ascii: ",") {
+                i += 1
+                guard i < n - 1 else { return false }
+            } else if i != n - 1 {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `forEachMember` over a slice, with the key and value bytes themselves.
+    static func forEachMember(_ text: ArraySlice<UInt8>,
+                              _ body: (_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool)
+        -> Bool {
+        text.withUnsafeBufferPointer { t in
+            forEachMember(t) { key, value in
+                body(UnsafeBufferPointer(rebasing: t[key]), UnsafeBufferPointer(rebasing: t[value]))
+            }
+        }
     }
 
     /// The position of the patch key whose bytes are `content` (a key between its quotes); -1

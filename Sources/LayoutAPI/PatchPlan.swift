@@ -61,8 +61,16 @@ enum PatchPlan {
             case "constraints":
                 for (id, change) in members.entries {
                     guard !change.isNull, let position = system.entryPosition(id),
-                          let existing = canonical.memberText(.constraints, at: position),
-                          let merged = Self.merged(existing, change) else { return .general }
+                          let existing = canonical.memberText(.constraints, at: position) else { return .general }
+                    if let entry = ConstantPatch.entry(change, text: existing, old: system.document.constraints[position],
+                                                       dialect: system.document.dialect, limits: limits),
+                       case .object(let fields) = change, let text = MemberText.merge(existing, fields) {
+                        if !text.elementsEqual(existing) {
+                            edit.entries.append(.init(position: position, text: text, value: entry))
+                        }
+                        continue
+                    }
+                    guard let merged = Self.merged(existing, change) else { return .general }
                     let memberContext = context ?? MemberContext(document: system.document,
                                                                  viewPositions: system.viewPositions)
                     context = memberContext
