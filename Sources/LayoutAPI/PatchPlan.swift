@@ -43,6 +43,12 @@ enum PatchPlan {
                           let existing = canonical.memberText(.views, at: position),
                           let text = MemberText.merge(existing, fields) else { return .general }
                     if text.elementsEqual(existing) { continue }
+                    if let view = NumberPatch.frame(change, text: existing, old: system.document.views[position],
+                                                    limits: limits) {
+                        // A root's new size (the frame keys were there before: `when` rules read alike).
+                        edit.views.append(.init(position: position, text: text, value: view))
+                        continue
+                    }
                     let json = Self.parse(text)
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
                     case .success(let view):
@@ -62,7 +68,7 @@ enum PatchPlan {
                 for (id, change) in members.entries {
                     guard !change.isNull, let position = system.entryPosition(id),
                           let existing = canonical.memberText(.constraints, at: position) else { return .general }
-                    if let entry = ConstantPatch.entry(change, text: existing, old: system.document.constraints[position],
+                    if let entry = NumberPatch.constant(change, text: existing, old: system.document.constraints[position],
                                                        dialect: system.document.dialect, limits: limits),
                        case .object(let fields) = change, let text = MemberText.merge(existing, fields) {
                         if !text.elementsEqual(existing) {

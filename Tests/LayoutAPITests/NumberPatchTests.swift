@@ -4,12 +4,14 @@ import LayoutModel
 import Testing
 @testable import LayoutAPI
 
-/// `ConstantPatch` must give exactly the entry that reading the merged member gives, or nothing.
-@Suite("Constant patches without reading the entry again")
-struct ConstantPatchTests {
+/// `NumberPatch` must give exactly the member that reading the merged member gives, or nothing.
+@Suite("Constant and size patches without reading the member again")
+struct NumberPatchTests {
     /// Object-form entries of many shapes (and some that must be left to the general path).
     static let shapes = """
     {"views": {"root": {"frame": {"width": 400, "height": 300}},
+               "r2": {"frame": {"x": 10, "y": -4, "width": 320.5}, "hidden": false, "alpha": 0.5},
+               "r3": {"frame": {"height": 0}, "intrinsicSize": {"width": 5}},
                "a": {"parent": "root", "margins": {"left": 3, "right": 5, "top": 1, "bottom": 2}},
                "b": {"parent": "root", "baseline": {"first": 12, "last": 4}},
                "g": {"parent": "root", "kind": "guide"}},
@@ -32,18 +34,39 @@ struct ConstantPatchTests {
        "g1": {"first": "g.leading", "second": "root.leading", "constant": 20}}}
     """
 
-    static func check(_ json: JSONValue, name: String) throws -> Int {
+    /// How many size and constant patches took the lane (each compared with a full re-read).
+    static func check(_ json: JSONValue, name: String) throws -> (sizes: Int, constants: Int) {
         let canonicalJSON = DocumentParser.canonicalize(json)
-        guard case .success(let document) = DocumentParser.parse(canonicalJSON) else { return 0 }
+        guard case .success(let document) = DocumentParser.parse(canonicalJSON) else { return (0, 0) }
         let canonical = CanonicalDocument(canonicalJSON)
         let system = LayoutSystem(document: document)
         let context = MemberContext(document: document, viewPositions: system.viewPositions)
-        var taken = 0
+        var sizes = 0, taken = 0
+        for (p, old) in document.views.enumerated() {
+            let text = try #require(canonical.memberText(.views, at: p))
+            let frames: [JSONObject] = [[("width", 10)], [("height", 0)], [("width", 2.5), ("height", 7e6)],
+                                       [("height", 1e7), ("width", 0)], [("width", -1)], [("width", 1e7 + 1)],
+                                       [("x", 3)], [("width", 3), ("y", 1)]]
+                .map { JSONObject($0.map { ($0.0, JSONValue.number($0.1)) }) }
+            for frame in frames {
+                let fields = JSONObject([("frame", .object(frame))])
+                guard let lane = NumberPatch.frame(.object(fields), text: text, old: old, limits: .default) else { continue }
+                sizes += 1
+                let merged = try #require(MemberText.merge(text, fields))
+                let reread = DocumentParser.parseView(try JSONParser.parse(merged), id: old.id,
+                                                      viewPositions: system.viewPositions, limits: .default)
+                guard case .success(let expected) = reread else {
+                    Issue.record("\(name) \(old.id) frame \(T.text(.object(frame))): the lane took a view the parser rejects")
+                    continue
+                }
+                #expect(lane == expected, "\(name) \(old.id) frame \(T.text(.object(frame)))")
+            }
+        }
         for (p, old) in document.constraints.enumerated() {
             let text = try #require(canonical.memberText(.constraints, at: p))
             for x in [0, 1, -1, 2.5, -7.25, 1e-9, 1e7, -1e7, 1e7 + 1, 123_456.789, -0.0] {
                 let fields = JSONObject([("constant", .number(x))])
-                guard let lane = ConstantPatch.entry(.object(fields), text: text, old: old, dialect: document.dialect,
+                guard let lane = NumberPatch.constant(.object(fields), text: text, old: old, dialect: document.dialect,
                                                      limits: .default) else { continue }
                 taken += 1
                 let merged = try #require(MemberText.merge(text, fields))
@@ -58,13 +81,14 @@ struct ConstantPatchTests {
                         "\(name) \(old.id) constant \(x)")
             }
         }
-        return taken
+        return (sizes, taken)
     }
 
     @Test("the entry is the one reading the merged member gives, for many object-form shapes")
     func shapes() throws {
         let taken = try Self.check(try JSONParser.parse(Self.shapes), name: "shapes")
-        #expect(taken > 30)
+        #expect(taken.constants > 30)
+        #expect(taken.sizes >= 6)
         // Left to the general path: a composite, Mortar's dialect, an expression, a patch with
         // another field or a number out of range.
         let document = DocumentParser.canonicalize(try JSONParser.parse(Self.shapes))
@@ -72,7 +96,7 @@ struct ConstantPatchTests {
         guard case .success(let model) = DocumentParser.parse(document) else { Issue.record("invalid"); return }
         func lane(_ id: String, _ change: JSONValue) -> ConstraintEntry? {
             let p = model.constraints.firstIndex { $0.id == id }!
-            return ConstantPatch.entry(change, text: canonical.memberText(.constraints, at: p)!,
+            return NumberPatch.constant(change, text: canonical.memberText(.constraints, at: p)!,
                                        old: model.constraints[p], dialect: model.dialect, limits: .default)
         }
         let five = JSONValue.object(JSONObject([("constant", .number(5))]))
@@ -84,6 +108,22 @@ struct ConstantPatchTests {
         #expect(lane("p1", .object(JSONObject([("constant", .number(.infinity))]))) == nil)
         #expect(lane("p1", .object(JSONObject([("constant", .string("5"))]))) == nil)
         #expect(lane("p1", .number(5)) == nil)
+        // Sizes: only a width or height the stored frame has, of a view (not a guide), in range.
+        func frame(_ id: String, _ change: String) throws -> View? {
+            let p = model.views.firstIndex { $0.id == id }!
+            return NumberPatch.frame(try JSONParser.parse(change), text: canonical.memberText(.views, at: p)!,
+                                     old: model.views[p], limits: .default)
+        }
+        #expect(try frame("root", #"{"frame": {"width": 867}}"#)?.frame.width == 867)
+        #expect(try frame("root", #"{"frame": {"height": 20, "width": 30}}"#)?.frame == FrameSpec(width: 30, height: 20))
+        #expect(try frame("r2", #"{"frame": {"width": 1}}"#)?.frame == FrameSpec(x: 10, y: -4, width: 1))
+        for (id, change) in [("r2", #"{"frame": {"height": 1}}"#), ("r3", #"{"frame": {"width": 1}}"#),
+                             ("root", #"{"frame": {"width": -1}}"#), ("root", #"{"frame": {"width": null}}"#),
+                             ("root", #"{"frame": {"x": 1}}"#), ("root", #"{"frame": {}}"#),
+                             ("root", #"{"frame": {"width": 1}, "hidden": true}"#), ("g", #"{"frame": {"width": 1}}"#),
+                             ("a", #"{"frame": {"width": 1}}"#)] {
+            #expect(try frame(id, change) == nil, "\(id) \(change)")
+        }
     }
 
     @Test("the same shapes under each document dialect", arguments: ["standard", "mag", "cartography", "mortar"])
@@ -91,7 +131,8 @@ struct ConstantPatchTests {
         guard case .object(var top) = try JSONParser.parse(Self.shapes) else { return }
         top["dialect"] = .string(dialect)
         let taken = try Self.check(.object(top), name: dialect)
-        if dialect == "mortar" { #expect(taken == 0) } else { #expect(taken > 30) }
+        #expect(taken.sizes >= 6)
+        if dialect == "mortar" { #expect(taken.constants == 0) } else { #expect(taken.constants > 30) }
     }
 
     @Test("every constraint of every conformance case", arguments: T.conformanceCases())

@@ -1,0 +1,113 @@
+import JSON
+import LayoutModel
+
+/// The two most common PATCHes, a new constant for a constraint entry and a new size for a root,
+/// applied without reading the member again: the member is the current one with that number
+/// replaced, when the stored text and the model show that this is what reading it would give.
+///
+/// **Constants**, `{"constraints": {ID: {"constant": N}}}`. Reading the merged entry (text to a JSON tree, then the document parser) was most of what such
+/// a PATCH cost. When the entry is a single constraint written as an object (`first`, `second`,
+/// `relation`, `multiplier`, `constant` and the common fields, no `dialect`, outside Mortar's
+/// dialect), its one item depends on the `constant` field as `-constant` and on nothing else that
+/// the patch changes: every check the parser makes is about the anchors, the relation and the
+/// other fields, which stay as they were (both of the model's object-form compilers make the item
+/// `first - multiplier·second - constant REL 0`, without scaling it). The entry the parser would
+/// give is then the current one with its item's constant replaced. The stored entry is checked on
+/// its own data: its item's constant must be minus the stored `constant`. Anything else (another
+/// field, a number out of range, an entry in another form) goes through the general member path,
+/// which reads and validates it whole.
+///
+/// **Sizes**, `{"views": {ID: {"frame": {"width": W, "height": H}}}}` (either or both). A view's
+/// frame is read field by field, each size a number between 0 and the limit, independent of the
+/// view's other fields: the view the parser would give is the current one with those sizes, when
+/// the stored frame holds both keys with the view's current values.
+///
+/// `NumberPatchTests` compares both with a full re-read on every shape.
+enum NumberPatch {
+    /// Object-form fields that may sit beside `constant` (`dialect` may not: it changes how the
+    /// fields are read), as bytes.
+    private static let objectFields: [[UInt8]] = ["first", "second", "relation", "multiplier", "constant",
+                                                  "priority", "activation", "active", "group", "identifier"]
+        .map { Array($0.utf8) }
+    private static let first = 0, constant = 4
+
+    /// The entry `change` makes of `old`, whose canonical text is `text`; nil when the rule above
+    /// does not apply.
+    static func constant(_ change: JSONValue, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
+                      limits: DocumentLimits) -> ConstraintEntry? {
+        guard dialect != .mortar, old.items.count == 1,
+              case .object(let fields) = change, fields.count == 1, fields.keys[0] == "constant",
+              case .number(let value) = fields.values[0],
+              value.isFinite, abs(value) <= limits.maxMagnitude,
+              storesConstant(-old.items[0].constant, text) else { return nil }
+        var entry = old
+        entry.items[0].constant = value == 0 ? 0 : -value
+        return entry
+    }
+
+    /// Whether `text` is an object-form member (every field one of `objectFields`, `first` among
+    /// them) whose `constant` is `c`. The text was written by `JSONWriter`, whose numbers are one
+    /// text per value: `c` is written the same way and compared as bytes.
+    static func storesConstant(_ c: Double, _ text: ArraySlice<UInt8>) -> Bool {
+        let expected = written(c)
+        var seen = 0  // bit k: objectFields[k] present
+        let wellFormed = MemberText.forEachMember(text) { key, value in
+            guard let k = field(key, in: objectFields) else { return false }
+            seen |= 1 << k
+            return k != constant || value.elementsEqual(expected)
+        }
+        return wellFormed && seen & (1 << first) != 0 && seen & (1 << constant) != 0
+    }
+
+    private static let frameKeys: [[UInt8]] = ["x", "y", "width", "height"].map { Array($0.utf8) }
+    private static let frame = Array("frame".utf8)
+
+    /// The view `change` makes of `old`, whose canonical text is `text`; nil when the rule above
+    /// does not apply.
+    static func frame(_ change: JSONValue, text: ArraySlice<UInt8>, old: View, limits: DocumentLimits) -> View? {
+        guard old.kind == .view, case .object(let fields) = change, fields.count == 1, fields.keys[0] == "frame",
+              case .object(let sizes) = fields.values[0], !sizes.isEmpty, sizes.count <= 2 else { return nil }
+        var view = old
+        var expected: [(key: Int, text: [UInt8])] = []
+        for (key, value) in sizes.entries {
+            guard case .number(let size) = value, size.isFinite, size >= 0, size <= limits.maxMagnitude else { return nil }
+            switch key {
+            case "width":
+                guard let current = old.frame.width else { return nil }
+                expected.append((2, written(current)))
+                view.frame.width = size
+            case "height":
+                guard let current = old.frame.height else { return nil }
+                expected.append((3, written(current)))
+                view.frame.height = size
+            default:
+                return nil
+            }
+        }
+        // The stored frame: only frame keys, the patched ones with the view's current values.
+        var found = 0, sawFrame = false
+        let wellFormed = MemberText.forEachMember(text) { key, value in
+            guard key.elementsEqual(frame) else { return true }
+            sawFrame = true
+            return MemberText.forEachMember(value) { keyRange, valueRange in
+                guard let k = field(UnsafeBufferPointer(rebasing: value[keyRange]), in: frameKeys) else { return false }
+                guard let e = expected.first(where: { $0.key == k }) else { return true }
+                found += 1
+                return UnsafeBufferPointer(rebasing: value[valueRange]).elementsEqual(e.text)
+            }
+        }
+        return wellFormed && sawFrame && found == expected.count ? view : nil
+    }
+
+    /// `x` as `JSONWriter` writes it (one text per value).
+    private static func written(_ x: Double) -> [UInt8] {
+        JSONChunk.bytes(capacity: JSONChunk.maxNumberLength) { $0.number(x) }
+    }
+
+    /// The position in `names` of `key`'s bytes, or nil.
+    private static func field(_ key: UnsafeBufferPointer<UInt8>, in names: [[UInt8]]) -> Int? {
+        names.firstIndex { name in
+            name.count == key.count && name.withUnsafeBufferPointer { n in (0..<n.count).allSatisfy { n[$0] == key[$0] } }
+        }
+    }
+}
