@@ -45,7 +45,8 @@ enum PatchPlan {
                     if text.elementsEqual(existing) { continue }
                     if let view = NumberPatch.frame(change, text: existing, old: system.document.views[position],
                                                     limits: limits) {
-                        // A root's new size (the frame keys were there before: `when` rules read alike).
+                        // A new size for a view whose frame gave one already (`NumberPatch`): the
+                        // sizes stay given, so `when` rules read as before.
                         edit.views.append(.init(position: position, text: text, value: view))
                         continue
                     }
@@ -68,6 +69,7 @@ enum PatchPlan {
                 for (id, change) in members.entries {
                     guard !change.isNull, let position = system.entryPosition(id),
                           let existing = canonical.memberText(.constraints, at: position) else { return .general }
+                    // A new constant for an object-form entry (`NumberPatch`), else a full re-read.
                     if let entry = NumberPatch.constant(change, text: existing, old: system.document.constraints[position],
                                                        dialect: system.document.dialect, limits: limits),
                        case .object(let fields) = change, let text = MemberText.merge(existing, fields) {
