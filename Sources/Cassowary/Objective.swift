@@ -26,7 +26,6 @@ struct Objective {
         return i < dense.count ? dense[i] : 0
     }
 
-    /// Removes `s`, returning its coefficient (0 if absent).
     /// Calls `body` with each symbol whose coefficient is not zero, and the coefficient.
     @inline(__always)
     func forEachNonzero(_ body: (Int32, Double) -> Void) {
@@ -37,6 +36,7 @@ struct Objective {
         }
     }
 
+    /// Removes `s`, returning its coefficient (0 if absent).
     @discardableResult
     mutating func remove(_ s: Int32) -> Double {
         if !isDense { return sparse.remove(s) }

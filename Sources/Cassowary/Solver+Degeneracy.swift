@@ -9,15 +9,20 @@ extension Solver {
     /// are the free directions, and a caller may keep the ones it has.
     public func degenerateRows() -> [Int32] {
         var out: [Int32] = []
-        for s in kinds.indices where isBasic[s] {
-            switch kinds[s] {
-            case .slack, .error:
-                if rows[s].constant < 1e-9 { out.append(Int32(s)) }
-            case .external, .dummy:
-                continue
-            }
+        for s in kinds.indices where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: rows[s].constant) {
+            out.append(Int32(s))
         }
         return out
+    }
+
+    /// A basic slack or error symbol whose row constant is zero: the set `degenerateRows` lists.
+    @inline(__always)
+    static func isDegenerate(_ kind: SymbolKind, basic: Bool, constant: Double) -> Bool {
+        guard basic else { return false }
+        switch kind {
+        case .slack, .error: return constant < 1e-9
+        case .external, .dummy: return false
+        }
     }
 
     /// Starts recording which restricted rows constant changes touch, so that
@@ -38,7 +43,7 @@ extension Solver {
         if !shiftedUnknown {
             for b in shiftedRestricted {
                 let bi = Int(b)
-                let now = isBasic[bi] && kinds[bi].isRestricted && kinds[bi] != .dummy && rows[bi].constant < 1e-9
+                let now = Self.isDegenerate(kinds[bi], basic: isBasic[bi], constant: rows[bi].constant)
                 if now != Self.sortedContains(previous, b) { return false }
             }
             return true
@@ -48,16 +53,10 @@ extension Solver {
                 rows.withUnsafeBufferPointer { rows in
                     previous.withUnsafeBufferPointer { previous in
                         var k = 0
-                        for s in 0..<min(kinds.count, isBasic.count, rows.count) where isBasic[s] {
-                            switch kinds[s] {
-                            case .slack, .error:
-                                if rows[s].constant < 1e-9 {
-                                    if k == previous.count || previous[k] != Int32(s) { return false }
-                                    k += 1
-                                }
-                            case .external, .dummy:
-                                continue
-                            }
+                        for s in 0..<min(kinds.count, isBasic.count, rows.count)
+                        where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: rows[s].constant) {
+                            if k == previous.count || previous[k] != Int32(s) { return false }
+                            k += 1
                         }
                         return k == previous.count
                     }

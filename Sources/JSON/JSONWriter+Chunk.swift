@@ -209,11 +209,7 @@ public struct JSONChunk {
     /// Appends `text` as it is: bytes already in JSON form (a stored document).
     @inlinable
     public mutating func bytes(_ text: [UInt8]) {
-        precondition(count + text.count <= capacity, "JSONChunk overflow")
-        text.withUnsafeBufferPointer { b in
-            if let p = b.baseAddress { (base + count).update(from: p, count: b.count) }
-        }
-        count += text.count
+        text.withUnsafeBufferPointer { bytes($0) }
     }
 
     /// Appends `text` as it is (bytes already in JSON form).

@@ -8,7 +8,8 @@ import JSON
 /// their place, a `null` removes one, new members go at the end in patch order, an object merges
 /// into an object member recursively. A PATCH that changes one constant of a constraint entry
 /// used to parse the entry, merge, compare the trees and write the result again; now the text is
-/// spliced, compared as bytes and kept as it is (it is still parsed once, for validation).
+/// spliced, compared as bytes and kept as it is (it is still parsed once, for validation, unless
+/// `NumberPatch` applies).
 enum MemberText {
     /// The merged text, or nil when `text` is not an object as `JSONWriter` writes them or the
     /// patch is not `isPlain`: the caller then merges trees.
@@ -88,17 +89,6 @@ enum MemberText {
             }
         }
         return true
-    }
-
-    /// `forEachMember` over a slice, with the key and value bytes themselves.
-    static func forEachMember(_ text: ArraySlice<UInt8>,
-                              _ body: (_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool)
-        -> Bool {
-        text.withUnsafeBufferPointer { t in
-            forEachMember(t) { key, value in
-                body(UnsafeBufferPointer(rebasing: t[key]), UnsafeBufferPointer(rebasing: t[value]))
-            }
-        }
     }
 
     /// The position of the patch key whose bytes are `content` (a key between its quotes); -1

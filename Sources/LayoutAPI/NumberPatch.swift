@@ -5,8 +5,8 @@ import LayoutModel
 /// applied without reading the member again: the member is the current one with that number
 /// replaced, when the stored text and the model show that this is what reading it would give.
 ///
-/// **Constants**, `{"constraints": {ID: {"constant": N}}}`. Reading the merged entry (text to a JSON tree, then the document parser) was most of what such
-/// a PATCH cost. When the entry is a single constraint written as an object (`first`, `second`,
+/// **Constants**, `{"constraints": {ID: {"constant": N}}}`. Reading the merged entry (text to a
+/// JSON tree, then the document parser) was most of what such a PATCH cost. When the entry is a single constraint written as an object (`first`, `second`,
 /// `relation`, `multiplier`, `constant` and the common fields, no `dialect`, outside Mortar's
 /// dialect), its one item depends on the `constant` field as `-constant` and on nothing else that
 /// the patch changes: every check the parser makes is about the anchors, the relation and the
@@ -22,6 +22,10 @@ import LayoutModel
 /// view's other fields: the view the parser would give is the current one with those sizes, when
 /// the stored frame holds both keys with the view's current values.
 ///
+/// Each lane walks the stored text once: to check it, and to find the bytes of the number(s) to
+/// replace. The new text is the old one with the new numbers spliced in, which is what
+/// `MemberText.merge` gives for such a patch (`JSONWriter` writes a number one way).
+///
 /// `NumberPatchTests` compares both with a full re-read on every shape.
 enum NumberPatch {
     /// Object-form fields that may sit beside `constant` (`dialect` may not: it changes how the
@@ -31,72 +35,101 @@ enum NumberPatch {
         .map { Array($0.utf8) }
     private static let first = 0, constant = 4
 
-    /// The entry `change` makes of `old`, whose canonical text is `text`; nil when the rule above
-    /// does not apply.
+    /// The entry `change` makes of `old`, whose canonical text is `text`, and its new text; nil
+    /// when the rule above does not apply.
     static func constant(_ change: JSONValue, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
-                      limits: DocumentLimits) -> ConstraintEntry? {
+                         limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
         guard dialect != .mortar, old.items.count == 1,
               case .object(let fields) = change, fields.count == 1, fields.keys[0] == "constant",
               case .number(let value) = fields.values[0],
               value.isFinite, abs(value) <= limits.maxMagnitude,
-              storesConstant(-old.items[0].constant, text) else { return nil }
+              let range = constantRange(-old.items[0].constant, in: text) else { return nil }
         var entry = old
         entry.items[0].constant = value == 0 ? 0 : -value
-        return entry
+        return (entry, splice(text, [(range, written(value))]))
     }
 
-    /// Whether `text` is an object-form member (every field one of `objectFields`, `first` among
-    /// them) whose `constant` is `c`. The text was written by `JSONWriter`, whose numbers are one
-    /// text per value: `c` is written the same way and compared as bytes.
-    static func storesConstant(_ c: Double, _ text: ArraySlice<UInt8>) -> Bool {
+    /// Where, in `text`, the value of `constant` is, when `text` is an object-form member (every
+    /// field one of `objectFields`, `first` among them) whose `constant` is `c`; nil otherwise.
+    /// The text was written by `JSONWriter`, whose numbers are one text per value: `c` is written
+    /// the same way and compared as bytes.
+    static func constantRange(_ c: Double, in text: ArraySlice<UInt8>) -> Range<Int>? {
         let expected = written(c)
         var seen = 0  // bit k: objectFields[k] present
-        let wellFormed = MemberText.forEachMember(text) { key, value in
-            guard let k = field(key, in: objectFields) else { return false }
-            seen |= 1 << k
-            return k != constant || value.elementsEqual(expected)
+        var range: Range<Int>?
+        let wellFormed = text.withUnsafeBufferPointer { t in
+            MemberText.forEachMember(t) { key, value in
+                guard let k = field(UnsafeBufferPointer(rebasing: t[key]), in: objectFields) else { return false }
+                seen |= 1 << k
+                guard k == constant else { return true }
+                range = value
+                return UnsafeBufferPointer(rebasing: t[value]).elementsEqual(expected)
+            }
         }
-        return wellFormed && seen & (1 << first) != 0 && seen & (1 << constant) != 0
+        guard wellFormed, seen & (1 << first) != 0, let range else { return nil }
+        return range
     }
 
     private static let frameKeys: [[UInt8]] = ["x", "y", "width", "height"].map { Array($0.utf8) }
     private static let frame = Array("frame".utf8)
 
-    /// The view `change` makes of `old`, whose canonical text is `text`; nil when the rule above
-    /// does not apply.
-    static func frame(_ change: JSONValue, text: ArraySlice<UInt8>, old: View, limits: DocumentLimits) -> View? {
+    /// The view `change` makes of `old`, whose canonical text is `text`, and its new text; nil
+    /// when the rule above does not apply.
+    static func frame(_ change: JSONValue, text: ArraySlice<UInt8>, old: View,
+                      limits: DocumentLimits) -> (view: View, text: [UInt8])? {
         guard old.kind == .view, case .object(let fields) = change, fields.count == 1, fields.keys[0] == "frame",
               case .object(let sizes) = fields.values[0], !sizes.isEmpty, sizes.count <= 2 else { return nil }
         var view = old
-        var expected: [(key: Int, text: [UInt8])] = []
+        // (position in `frameKeys`, the stored text it must have, the text it gets)
+        var edits: [(key: Int, stored: [UInt8], new: [UInt8])] = []
         for (key, value) in sizes.entries {
             guard case .number(let size) = value, size.isFinite, size >= 0, size <= limits.maxMagnitude else { return nil }
             switch key {
             case "width":
                 guard let current = old.frame.width else { return nil }
-                expected.append((2, written(current)))
+                edits.append((2, written(current), written(size)))
                 view.frame.width = size
             case "height":
                 guard let current = old.frame.height else { return nil }
-                expected.append((3, written(current)))
+                edits.append((3, written(current), written(size)))
                 view.frame.height = size
             default:
                 return nil
             }
         }
         // The stored frame: only frame keys, the patched ones with the view's current values.
-        var found = 0, sawFrame = false
-        let wellFormed = MemberText.forEachMember(text) { key, value in
-            guard key.elementsEqual(frame) else { return true }
-            sawFrame = true
-            return MemberText.forEachMember(value) { keyRange, valueRange in
-                guard let k = field(UnsafeBufferPointer(rebasing: value[keyRange]), in: frameKeys) else { return false }
-                guard let e = expected.first(where: { $0.key == k }) else { return true }
-                found += 1
-                return UnsafeBufferPointer(rebasing: value[valueRange]).elementsEqual(e.text)
+        var found: [(range: Range<Int>, bytes: [UInt8])] = []
+        var sawFrame = false
+        let wellFormed = text.withUnsafeBufferPointer { t in
+            MemberText.forEachMember(t) { key, value in
+                guard UnsafeBufferPointer(rebasing: t[key]).elementsEqual(frame) else { return true }
+                sawFrame = true
+                let inner = UnsafeBufferPointer(rebasing: t[value])
+                return MemberText.forEachMember(inner) { innerKey, innerValue in
+                    guard let k = field(UnsafeBufferPointer(rebasing: inner[innerKey]), in: frameKeys) else { return false }
+                    guard let e = edits.first(where: { $0.key == k }) else { return true }
+                    found.append(((innerValue.lowerBound + value.lowerBound)..<(innerValue.upperBound + value.lowerBound),
+                                  e.new))
+                    return UnsafeBufferPointer(rebasing: inner[innerValue]).elementsEqual(e.stored)
+                }
             }
         }
-        return wellFormed && sawFrame && found == expected.count ? view : nil
+        guard wellFormed, sawFrame, found.count == edits.count else { return nil }
+        return (view, splice(text, found))
+    }
+
+    /// `text` with the bytes at each range (offsets from its start, ascending) replaced.
+    private static func splice(_ text: ArraySlice<UInt8>, _ edits: [(range: Range<Int>, bytes: [UInt8])]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count + 32)
+        var copied = text.startIndex
+        for e in edits {
+            out.append(contentsOf: text[copied..<(text.startIndex + e.range.lowerBound)])
+            out.append(contentsOf: e.bytes)
+            copied = text.startIndex + e.range.upperBound
+        }
+        out.append(contentsOf: text[copied...])
+        return out
     }
 
     /// `x` as `JSONWriter` writes it (one text per value).

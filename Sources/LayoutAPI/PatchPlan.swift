@@ -40,16 +40,18 @@ enum PatchPlan {
                 for (id, change) in members.entries {
                     guard case .object(let fields) = change, fields.keys.allSatisfy(editableViewFields.contains),
                           let position = system.viewPositions[id],
-                          let existing = canonical.memberText(.views, at: position),
-                          let text = MemberText.merge(existing, fields) else { return .general }
-                    if text.elementsEqual(existing) { continue }
-                    if let view = NumberPatch.frame(change, text: existing, old: system.document.views[position],
-                                                    limits: limits) {
+                          let existing = canonical.memberText(.views, at: position) else { return .general }
+                    if let sized = NumberPatch.frame(change, text: existing, old: system.document.views[position],
+                                                     limits: limits) {
                         // A new size for a view whose frame gave one already (`NumberPatch`): the
                         // sizes stay given, so `when` rules read as before.
-                        edit.views.append(.init(position: position, text: text, value: view))
+                        if !sized.text.elementsEqual(existing) {
+                            edit.views.append(.init(position: position, text: sized.text, value: sized.view))
+                        }
                         continue
                     }
+                    guard let text = MemberText.merge(existing, fields) else { return .general }
+                    if text.elementsEqual(existing) { continue }
                     let json = Self.parse(text)
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
                     case .success(let view):
@@ -70,11 +72,11 @@ enum PatchPlan {
                     guard !change.isNull, let position = system.entryPosition(id),
                           let existing = canonical.memberText(.constraints, at: position) else { return .general }
                     // A new constant for an object-form entry (`NumberPatch`), else a full re-read.
-                    if let entry = NumberPatch.constant(change, text: existing, old: system.document.constraints[position],
-                                                       dialect: system.document.dialect, limits: limits),
-                       case .object(let fields) = change, let text = MemberText.merge(existing, fields) {
-                        if !text.elementsEqual(existing) {
-                            edit.entries.append(.init(position: position, text: text, value: entry))
+                    if let changed = NumberPatch.constant(change, text: existing,
+                                                          old: system.document.constraints[position],
+                                                          dialect: system.document.dialect, limits: limits) {
+                        if !changed.text.elementsEqual(existing) {
+                            edit.entries.append(.init(position: position, text: changed.text, value: changed.entry))
                         }
                         continue
                     }

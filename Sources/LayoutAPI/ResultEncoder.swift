@@ -17,16 +17,13 @@ public enum ResultEncoder {
         /// Where key i ends in `bytes` (it starts where key i - 1 ends).
         private var ends: [Int32] = []
 
-        public init() {}
-
         public init(_ frames: [(id: String, frame: Frame)]) {
             let bound = frames.reduce(0) { $0 + JSONChunk.maxStringLength($1.id) + 8 }
             var ends: [Int32] = []
             ends.reserveCapacity(frames.count)
             bytes = JSONChunk.bytes(capacity: bound) { c in
                 for f in frames {
-                    c.string(f.id)
-                    c.raw(":{\"x\":")
+                    ResultEncoder.writeKey(f.id, to: &c)
                     ends.append(Int32(c.written))
                 }
             }
@@ -84,8 +81,7 @@ public enum ResultEncoder {
             if let keys {
                 keys.write(i, to: &c)
             } else {
-                c.string(frames[i].id)
-                c.raw(":{\"x\":")
+                ResultEncoder.writeKey(frames[i].id, to: &c)
             }
             let f = frames[i].frame
             c.number(f.x)
@@ -97,6 +93,12 @@ public enum ResultEncoder {
             c.number(f.height)
             c.raw("}")
         }
+    }
+
+    /// A frame's key as answers write it: `"id":{"x":`.
+    static func writeKey(_ id: String, to c: inout JSONChunk) {
+        c.string(id)
+        c.raw(":{\"x\":")
     }
 
     static func frameBound(_ id: String) -> Int { JSONChunk.maxStringLength(id) + 40 + 4 * JSONChunk.maxNumberLength }

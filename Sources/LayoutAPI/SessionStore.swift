@@ -69,7 +69,7 @@ final class SessionStore: Sendable {
             t.uses += 1
             t.entries.values[slot].lastUsed = now
             t.entries.values[slot].use = t.uses
-            if maxResident > 0, t.resident.insert(id).inserted { sleepers = chooseSleepers(&t, keeping: id) }
+            sleepers = countResident(id, in: &t)
             return e.session
         }
         retire(dropped)
@@ -105,10 +105,7 @@ final class SessionStore: Sendable {
             }
             t.uses += 1
             t.entries[session.id] = Entry(session: session, lastUsed: now, use: t.uses)
-            if maxResident > 0 {
-                t.resident.insert(session.id)
-                sleepers = chooseSleepers(&t, keeping: session.id)
-            }
+            sleepers = countResident(session.id, in: &t)
             return .inserted
         }
         retire(dropped)
@@ -165,6 +162,13 @@ final class SessionStore: Sendable {
     private func drop(_ id: String, from t: inout Table) {
         t.entries[id] = nil
         t.resident.remove(id)
+    }
+
+    /// Counts the session `id` as resident (it is being handed out); with a budget, returns the
+    /// sessions that must go to sleep for it (`chooseSleepers`).
+    private func countResident(_ id: String, in t: inout Table) -> [Session] {
+        guard maxResident > 0, t.resident.insert(id).inserted else { return [] }
+        return chooseSleepers(&t, keeping: id)
     }
 
     /// When the resident budget is exceeded, marks the least recently used resident sessions

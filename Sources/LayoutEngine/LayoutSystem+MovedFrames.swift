@@ -23,15 +23,18 @@ extension LayoutSystem {
         guard !moved.isEmpty, n > 0, childStart.count == n + 1 else { return moved.isEmpty ? [] : nil }
         return withUnsafeTemporaryAllocation(of: Bool.self, capacity: n) { seen in
             seen.initialize(repeating: false)
-            var marked = 0
-            for s in moved where Int(s) < viewOfVariable.count {
-                let p = Int(viewOfVariable[Int(s)])
-                guard p >= 0, p < n else { continue }
-                if !seen[p] { seen[p] = true; marked += 1 }
-                for k in Int(childStart[p])..<Int(childStart[p + 1]) {
-                    let c = Int(children[k])
-                    if !seen[c] { seen[c] = true; marked += 1 }
+            // Each moved variable's view and that view's children.
+            func forEachTouched(_ body: (Int) -> Void) {
+                for s in moved where Int(s) < viewOfVariable.count {
+                    let p = Int(viewOfVariable[Int(s)])
+                    guard p >= 0, p < n else { continue }
+                    body(p)
+                    for k in Int(childStart[p])..<Int(childStart[p + 1]) { body(Int(children[k])) }
                 }
+            }
+            var marked = 0
+            forEachTouched { p in
+                if !seen[p] { seen[p] = true; marked += 1 }
             }
             // Read back in view order from the marks: one exactly-sized array, no sort (a list
             // grown while marking and sorted cost more than the frames it named). A few marks
@@ -39,14 +42,8 @@ extension LayoutSystem {
             var out: [Int] = []
             out.reserveCapacity(marked)
             if marked * 64 < n {
-                for s in moved where Int(s) < viewOfVariable.count {
-                    let p = Int(viewOfVariable[Int(s)])
-                    guard p >= 0, p < n else { continue }
+                forEachTouched { p in
                     if seen[p] { seen[p] = false; out.append(p) }
-                    for k in Int(childStart[p])..<Int(childStart[p + 1]) where seen[Int(children[k])] {
-                        seen[Int(children[k])] = false
-                        out.append(Int(children[k]))
-                    }
                 }
                 out.sort()
             } else {

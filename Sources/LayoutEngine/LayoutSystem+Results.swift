@@ -70,27 +70,20 @@ extension LayoutSystem {
         var changed: [Int] = []
         changed.reserveCapacity(positions?.count ?? frames.count)
         let n = min(frames.count, document.views.count)
+        // Every view only when the moved ones are not known (after a rebuild): rare enough for
+        // the list of all positions to cost nothing worth a second loop.
+        let indices = positions ?? Array(0..<n)
         let done: Void? = solver.withCurrentValues { values in
-            if let positions {
-                for i in positions where i < n {
-                    let f = frame(at: i, .relative) { values[Int($0.index)] }
-                    if f != frames[i].frame {
-                        frames[i].frame = f
-                        changed.append(i)
-                    }
-                }
-            } else {
-                for i in 0..<n {
-                    let f = frame(at: i, .relative) { values[Int($0.index)] }
-                    if f != frames[i].frame {
-                        frames[i].frame = f
-                        changed.append(i)
-                    }
+            for i in indices where i < n {
+                let f = frame(at: i, .relative) { values[Int($0.index)] }
+                if f != frames[i].frame {
+                    frames[i].frame = f
+                    changed.append(i)
                 }
             }
         }
         if done == nil {
-            for i in positions ?? Array(0..<n) where i < n {
+            for i in indices where i < n {
                 let f = frame(at: i, .relative)
                 if f != frames[i].frame {
                     frames[i].frame = f

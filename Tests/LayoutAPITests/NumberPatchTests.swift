@@ -50,9 +50,11 @@ struct NumberPatchTests {
                 .map { JSONObject($0.map { ($0.0, JSONValue.number($0.1)) }) }
             for frame in frames {
                 let fields = JSONObject([("frame", .object(frame))])
-                guard let lane = NumberPatch.frame(.object(fields), text: text, old: old, limits: .default) else { continue }
+                guard let (lane, laneText) = NumberPatch.frame(.object(fields), text: text, old: old,
+                                                               limits: .default) else { continue }
                 sizes += 1
                 let merged = try #require(MemberText.merge(text, fields))
+                #expect(laneText == merged, "\(name) \(old.id) frame \(T.text(.object(frame))): text")
                 let reread = DocumentParser.parseView(try JSONParser.parse(merged), id: old.id,
                                                       viewPositions: system.viewPositions, limits: .default)
                 guard case .success(let expected) = reread else {
@@ -66,10 +68,12 @@ struct NumberPatchTests {
             let text = try #require(canonical.memberText(.constraints, at: p))
             for x in [0, 1, -1, 2.5, -7.25, 1e-9, 1e7, -1e7, 1e7 + 1, 123_456.789, -0.0] {
                 let fields = JSONObject([("constant", .number(x))])
-                guard let lane = NumberPatch.constant(.object(fields), text: text, old: old, dialect: document.dialect,
-                                                     limits: .default) else { continue }
+                guard let (lane, laneText) = NumberPatch.constant(.object(fields), text: text, old: old,
+                                                                  dialect: document.dialect, limits: .default)
+                else { continue }
                 taken += 1
                 let merged = try #require(MemberText.merge(text, fields))
+                #expect(laneText == merged, "\(name) \(old.id) constant \(x): text")
                 let reread = DocumentParser.parseConstraint(try JSONParser.parse(merged), id: old.id,
                                                             context: context, limits: .default)
                 guard case .success(let expected) = reread else {
@@ -97,7 +101,7 @@ struct NumberPatchTests {
         func lane(_ id: String, _ change: JSONValue) -> ConstraintEntry? {
             let p = model.constraints.firstIndex { $0.id == id }!
             return NumberPatch.constant(change, text: canonical.memberText(.constraints, at: p)!,
-                                       old: model.constraints[p], dialect: model.dialect, limits: .default)
+                                        old: model.constraints[p], dialect: model.dialect, limits: .default)?.entry
         }
         let five = JSONValue.object(JSONObject([("constant", .number(5))]))
         #expect(lane("p1", five) != nil)
@@ -112,7 +116,7 @@ struct NumberPatchTests {
         func frame(_ id: String, _ change: String) throws -> View? {
             let p = model.views.firstIndex { $0.id == id }!
             return NumberPatch.frame(try JSONParser.parse(change), text: canonical.memberText(.views, at: p)!,
-                                     old: model.views[p], limits: .default)
+                                     old: model.views[p], limits: .default)?.view
         }
         #expect(try frame("root", #"{"frame": {"width": 867}}"#)?.frame.width == 867)
         #expect(try frame("root", #"{"frame": {"height": 20, "width": 30}}"#)?.frame == FrameSpec(width: 30, height: 20))
