@@ -95,12 +95,6 @@ private enum ASCII {
     static let carriageReturn: UInt8 = 0x0D
 }
 
-/// Exact powers of ten representable in a Double (10^0 ... 10^22).
-private let exactPowersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-]
-
 /// A stack in manually managed memory, so that when a container closes its members are
 /// moved (not copied, then destroyed) into their final, exactly sized array.
 private struct MoveStack<Element> {
@@ -581,97 +575,13 @@ private struct Parser {
     // MARK: Numbers
 
     mutating func parseNumber() throws(JSONParseError) -> Double {
-        let start = i
-        var j = i
-        var negative = false
-        if p[j] == ASCII.minus {
-            negative = true
-            j += 1
+        switch JSONNumberText.scan(p, n, from: i) {
+        case .number(let value, let end):
+            i = end
+            return value
+        case .invalid(let message, let offset):
+            throw error(message, at: offset)
         }
-        @inline(__always) func digit(_ k: Int) -> UInt8? {
-            guard k < n else { return nil }
-            let d = p[k] &- ASCII.zero
-            return d < 10 ? d : nil
-        }
-        guard let first = digit(j) else {
-            throw error("invalid number, expected a digit after '-'", at: j)
-        }
-        // Significant digits accumulated while they fit; beyond that the slow path decides.
-        var mantissa: UInt64 = 0
-        var significantDigits = 0
-        var tooManyDigits = false
-        if first == 0 {
-            j += 1
-            if digit(j) != nil { throw error("leading zeros are not allowed in numbers", at: start) }
-        } else {
-            while let d = digit(j) {
-                if significantDigits < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    significantDigits += 1
-                } else {
-                    tooManyDigits = true
-                }
-                j += 1
-            }
-        }
-        var fractionDigits = 0
-        if j < n && p[j] == ASCII.dot {
-            j += 1
-            guard digit(j) != nil else { throw error("invalid number, expected a digit after '.'", at: j) }
-            while let d = digit(j) {
-                if significantDigits < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    if mantissa != 0 { significantDigits += 1 }
-                    fractionDigits += 1
-                } else {
-                    tooManyDigits = true
-                }
-                j += 1
-            }
-        }
-        var exponent = 0
-        if j < n && (p[j] == ASCII.lowerE || p[j] == ASCII.upperE) {
-            j += 1
-            var exponentNegative = false
-            if j < n && (p[j] == ASCII.plus || p[j] == ASCII.minus) {
-                exponentNegative = p[j] == ASCII.minus
-                j += 1
-            }
-            guard digit(j) != nil else { throw error("invalid number, expected a digit in the exponent", at: j) }
-            while let d = digit(j) {
-                if exponent < 1_000_000 { exponent = exponent * 10 + Int(d) }
-                j += 1
-            }
-            if exponentNegative { exponent = -exponent }
-        }
-        i = j
-
-        if !tooManyDigits {
-            // Exact fast paths: an integer mantissa converts with one correct rounding, and a
-            // mantissa ≤ 2^53 times or divided by an exact power of ten ≤ 10^22 is one
-            // correctly rounded operation on exact operands.
-            let scale = exponent - fractionDigits
-            var result: Double? = nil
-            if scale == 0 {
-                result = Double(mantissa)
-            } else if mantissa <= (1 << 53) {
-                if scale > 0 && scale <= 22 {
-                    result = Double(mantissa) * exactPowersOfTen[scale]
-                } else if scale < 0 && scale >= -22 {
-                    result = Double(mantissa) / exactPowersOfTen[-scale]
-                }
-            }
-            if let result { return negative ? -result : result }
-        }
-        return slowNumber(from: start, to: j)
-    }
-
-    @inline(never)
-    func slowNumber(from start: Int, to end: Int) -> Double {
-        let text = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
-        // The text was validated against the JSON grammar, which Double's parser accepts;
-        // out-of-range magnitudes give ±infinity (or ±0).
-        return Double(text) ?? .nan
     }
 
     // MARK: Errors

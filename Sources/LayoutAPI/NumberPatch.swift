@@ -39,9 +39,15 @@ enum NumberPatch {
     /// when the rule above does not apply.
     static func constant(_ change: JSONValue, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
                          limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
+        guard case .object(let fields) = change, fields.count == 1, fields.keys[0] == "constant",
+              case .number(let value) = fields.values[0] else { return nil }
+        return constant(value, text: text, old: old, dialect: dialect, limits: limits)
+    }
+
+    /// The entry that `{"constant": value}` makes of `old` (as above).
+    static func constant(_ value: Double, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
+                         limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
         guard dialect != .mortar, old.items.count == 1,
-              case .object(let fields) = change, fields.count == 1, fields.keys[0] == "constant",
-              case .number(let value) = fields.values[0],
               value.isFinite, abs(value) <= limits.maxMagnitude,
               let range = constantRange(-old.items[0].constant, in: text) else { return nil }
         var entry = old
@@ -77,25 +83,34 @@ enum NumberPatch {
     /// when the rule above does not apply.
     static func frame(_ change: JSONValue, text: ArraySlice<UInt8>, old: View,
                       limits: DocumentLimits) -> (view: View, text: [UInt8])? {
-        guard old.kind == .view, case .object(let fields) = change, fields.count == 1, fields.keys[0] == "frame",
-              case .object(let sizes) = fields.values[0], !sizes.isEmpty, sizes.count <= 2 else { return nil }
+        guard case .object(let fields) = change, fields.count == 1, fields.keys[0] == "frame",
+              case .object(let sizes) = fields.values[0] else { return nil }
+        var width: Double?, height: Double?
+        for (key, value) in sizes.entries {
+            guard case .number(let size) = value else { return nil }
+            switch key {
+            case "width": width = size
+            case "height": height = size
+            default: return nil
+            }
+        }
+        return frame(width: width, height: height, text: text, old: old, limits: limits)
+    }
+
+    /// The view that `{"frame": {"width": width, "height": height}}` (the sizes given) makes of
+    /// `old` (as above).
+    static func frame(width: Double?, height: Double?, text: ArraySlice<UInt8>, old: View,
+                      limits: DocumentLimits) -> (view: View, text: [UInt8])? {
+        guard old.kind == .view, width != nil || height != nil else { return nil }
         var view = old
         // (position in `frameKeys`, the stored text it must have, the text it gets)
         var edits: [(key: Int, stored: [UInt8], new: [UInt8])] = []
-        for (key, value) in sizes.entries {
-            guard case .number(let size) = value, size.isFinite, size >= 0, size <= limits.maxMagnitude else { return nil }
-            switch key {
-            case "width":
-                guard let current = old.frame.width else { return nil }
-                edits.append((2, written(current), written(size)))
-                view.frame.width = size
-            case "height":
-                guard let current = old.frame.height else { return nil }
-                edits.append((3, written(current), written(size)))
-                view.frame.height = size
-            default:
-                return nil
-            }
+        for (key, size) in [(2, width), (3, height)] {
+            guard let size else { continue }
+            guard size.isFinite, size >= 0, size <= limits.maxMagnitude,
+                  let current = key == 2 ? old.frame.width : old.frame.height else { return nil }
+            edits.append((key, written(current), written(size)))
+            if key == 2 { view.frame.width = size } else { view.frame.height = size }
         }
         // The stored frame: only frame keys, the patched ones with the view's current values.
         var found: [(range: Range<Int>, bytes: [UInt8])] = []
@@ -137,10 +152,18 @@ enum NumberPatch {
         JSONChunk.bytes(capacity: JSONChunk.maxNumberLength) { $0.number(x) }
     }
 
-    /// The position in `names` of `key`'s bytes, or nil.
+    /// The position in `names` of `key`'s bytes, or nil. (Called for every member of the stored
+    /// text: lengths first, then bytes, without a closure per name.)
     private static func field(_ key: UnsafeBufferPointer<UInt8>, in names: [[UInt8]]) -> Int? {
-        names.firstIndex { name in
-            name.count == key.count && name.withUnsafeBufferPointer { n in (0..<n.count).allSatisfy { n[$0] == key[$0] } }
+        for k in names.indices {
+            let equal = names[k].withUnsafeBufferPointer { name in
+                guard name.count == key.count else { return false }
+                var j = 0
+                while j < name.count && name[j] == key[j] { j += 1 }
+                return j == name.count
+            }
+            if equal { return k }
         }
+        return nil
     }
 }

@@ -102,6 +102,35 @@ enum PatchPlan {
         return .members(edit)
     }
 
+    /// The plan for a patch read by `NumberPatch.body`: what `classify` gives for the same patch
+    /// parsed, when the lane applies; nil when it does not (then the caller parses the patch and
+    /// classifies it as usual).
+    static func classify(_ body: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
+                         limits: DocumentLimits) -> PatchPlan? {
+        guard canonical.count(.views) == system.document.views.count,
+              canonical.count(.constraints) == system.document.constraints.count else { return nil }
+        var edit = MemberEdit()
+        switch body {
+        case .constant(let id, let value):
+            guard let position = system.entryPosition(id),
+                  let existing = canonical.memberText(.constraints, at: position),
+                  let changed = NumberPatch.constant(value, text: existing, old: system.document.constraints[position],
+                                                     dialect: system.document.dialect, limits: limits) else { return nil }
+            if !changed.text.elementsEqual(existing) {
+                edit.entries.append(.init(position: position, text: changed.text, value: changed.entry))
+            }
+        case .size(let id, let width, let height):
+            guard let position = system.viewPositions[id],
+                  let existing = canonical.memberText(.views, at: position),
+                  let sized = NumberPatch.frame(width: width, height: height, text: existing,
+                                                old: system.document.views[position], limits: limits) else { return nil }
+            if !sized.text.elementsEqual(existing) {
+                edit.views.append(.init(position: position, text: sized.text, value: sized.view))
+            }
+        }
+        return .members(edit)
+    }
+
     /// A constraint entry's canonical text after `change`, and the value to validate: the same,
     /// except that an `id` in the patch is validated (it must agree with the key) but not kept
     /// (canonical entries carry no `id`: the key is the id).
