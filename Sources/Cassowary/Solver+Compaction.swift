@@ -28,6 +28,7 @@ extension Solver {
         stampOrder = stampOrder.exactlySized()
         values = values.exactlySized()
         isDirty = isDirty.exactlySized()
+        pendingStamps = pendingStamps.exactlySized()
         isCandidate = isCandidate.exactlySized()
         levelKeys = levelKeys.exactlySized()
         objectives = objectives.exactlySized()

@@ -92,6 +92,10 @@ extension Solver {
     /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
     public mutating func updateValues() {
         guard !dirty.isEmpty else { return }
+        let words = (stampOrder.count + 63) >> 6
+        if pendingStamps.count < words {
+            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
+        }
         // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
         // are settled first; their dependents are marked for the sweep.
         var from = Int(nextStamp)
@@ -99,6 +103,7 @@ extension Solver {
             let xi = Int(x)
             if isBasic[xi] && stamp[xi] > 0 {
                 from = min(from, Int(stamp[xi]) - 1)
+                markPending(Int(stamp[xi]) - 1)
                 continue
             }
             isDirty[xi] = false
@@ -109,15 +114,16 @@ extension Solver {
                 for y in columns[xi] where isBasic[Int(y)] {
                     isDirty[Int(y)] = true
                     from = min(from, Int(stamp[Int(y)]) - 1)
+                    if stamp[Int(y)] > 0 { markPending(Int(stamp[Int(y)]) - 1) }
                 }
             }
         }
         dirty.removeAll(keepingCapacity: true)
         var moved: [Int32] = []
         swap(&moved, &movedLog)
-        // One sweep in stamp (dependency) order from the oldest changed row. Non-basic symbols
-        // and basic restricted ones (which no external row holds) have value 0 in `values`, so a
-        // row's value is its constant plus the dot product, with no test per cell.
+        // One sweep in stamp (dependency) order over the rows marked in `pendingStamps`. Non-basic
+        // symbols and basic restricted ones (which no external row holds) have value 0 in
+        // `values`, so a row's value is its constant plus the dot product, with no test per cell.
         // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
         stampOrder.withUnsafeBufferPointer { order in
@@ -127,9 +133,11 @@ extension Solver {
                         columns.withUnsafeBufferPointer { columns in
                             isDirty.withUnsafeMutableBufferPointer { isDirty in
                                 values.withUnsafeMutableBufferPointer { values in
-                                    Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
-                                                 rows: rows, columns: columns, isDirty: isDirty, values: values,
-                                                 moved: &moved)
+                                    pendingStamps.withUnsafeMutableBufferPointer { pending in
+                                        Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
+                                                     rows: rows, columns: columns, isDirty: isDirty, values: values,
+                                                     pending: pending, moved: &moved)
+                                    }
                                 }
                             }
                         }
@@ -157,17 +165,33 @@ extension Solver {
         movedUnknown = false
     }
 
+    /// Marks the row installed with stamp `k + 1` for the sweep.
+    @inline(__always)
+    private mutating func markPending(_ k: Int) {
+        pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
+    }
+
+    /// Recomputes the marked rows in stamp order, from the mark at `from` on: each word of marks
+    /// is read again after a row is done, because the row's dependents (later stamps) may be
+    /// marked in it. Only the marked rows are visited: a scan of every stamp from the oldest
+    /// changed row visited hundreds of untouched rows per resize. Every mark is cleared.
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
                               isBasic: UnsafeBufferPointer<Bool>, rows: UnsafeBufferPointer<Row>,
                               columns: UnsafeBufferPointer<[Int32]>, isDirty: UnsafeMutableBufferPointer<Bool>,
-                              values: UnsafeMutableBufferPointer<Double>, moved: inout [Int32]) {
-        var k = from
-        let count = order.count
-        while k < count {
+                              values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
+                              moved: inout [Int32]) {
+        var w = max(0, from) >> 6
+        while w < pending.count {
+            let bits = pending[w]
+            if bits == 0 {
+                w += 1
+                continue
+            }
+            pending[w] = bits & (bits &- 1)
+            let k = w << 6 | bits.trailingZeroBitCount
             let x = order[k]
-            k += 1
             let xi = Int(x)
-            guard isDirty[xi], isBasic[xi], Int(stamps[xi]) == k else { continue }
+            guard isDirty[xi], isBasic[xi], Int(stamps[xi]) == k + 1 else { continue }
             isDirty[xi] = false
             var v = rows[xi].constant
             rows[xi].cells.withUnsafeBufferPointer { cells in
@@ -176,9 +200,13 @@ extension Solver {
             if v != values[xi] {
                 values[xi] = v
                 moved.append(x)
-                // Only external rows reference an external.
+                // Only external rows reference an external, and only rows installed after it.
                 columns[xi].withUnsafeBufferPointer { column in
-                    for y in column { isDirty[Int(y)] = true }
+                    for y in column {
+                        isDirty[Int(y)] = true
+                        let j = Int(stamps[Int(y)]) - 1
+                        if j > k { pending[j >> 6] |= 1 << UInt64(j & 63) }
+                    }
                 }
             }
         }

@@ -56,6 +56,9 @@ public struct Solver: Sendable {
     var values: [Double] = []
     var dirty: [Int32] = []
     var isDirty: [Bool] = []
+    /// `updateValues()`'s marks, one bit per `stampOrder` entry: the rows its sweep recomputes
+    /// (all clear between calls).
+    var pendingStamps: [UInt64] = []
     var valuesStale: Bool { !dirty.isEmpty }
     /// Symbols whose value `updateValues()` changed since `clearMoved()` (a symbol may repeat);
     /// not kept while `movedUnknown` (a new solver, or more changes than symbols).

@@ -33,8 +33,9 @@ final class Worker: @unchecked Sendable {
     // Loop thread only.
     private var draining = false
     private var drainStartedAt = 0.0
-    /// Connections that delivered at least one request (our close callback is set on them).
-    private var connections = Set<OpaquePointer>()
+    /// Connections that delivered at least one request (our close callback is set on them), with
+    /// the peer's address and port (read once per connection, not per request).
+    private var connections: [OpaquePointer: (address: String, port: Int)] = [:]
     /// Open streams, by connection.
     private var streams: [OpaquePointer: HTTPStream] = [:]
     private var streamCounter: UInt64 = 0
@@ -243,7 +244,7 @@ final class Worker: @unchecked Sendable {
     }
 
     fileprivate func connectionClosed(_ connection: OpaquePointer) {
-        connections.remove(connection)
+        connections.removeValue(forKey: connection)
         if let stream = streams.removeValue(forKey: connection) {
             stream.connectionLost(serverShutdown: draining)
         }
@@ -262,16 +263,22 @@ final class Worker: @unchecked Sendable {
 
     fileprivate func handle(_ req: OpaquePointer) {
         let connection = evhttp_request_get_connection(req)
-        if let connection, !connections.contains(connection) {
-            connections.insert(connection)
-            evhttp_connection_set_closecb(connection, workerConnectionClosedCallback,
-                                          Unmanaged.passUnretained(self).toOpaque())
+        var peer = (address: "", port: 0)
+        if let connection {
+            if let known = connections[connection] {
+                peer = known
+            } else {
+                peer = Worker.peer(of: connection)
+                connections[connection] = peer
+                evhttp_connection_set_closecb(connection, workerConnectionClosedCallback,
+                                              Unmanaged.passUnretained(self).toOpaque())
+            }
         }
         guard let method = Worker.methodName(evhttp_request_get_command(req)) else {
             send(.problem(status: 501, detail: "method not supported"), to: req, isHead: false)
             return
         }
-        let request = makeRequest(req, method: method, connection: connection)
+        let request = makeRequest(req, method: method, peer: peer)
         let response = handler(request)
         let isHead = method == "HEAD"
         if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {
@@ -302,7 +309,14 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    private func makeRequest(_ req: OpaquePointer, method: String, connection: OpaquePointer?) -> HTTPRequest {
+    private static func peer(of connection: OpaquePointer) -> (address: String, port: Int) {
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        return (address.map { String(cString: $0) } ?? "", Int(port))
+    }
+
+    private func makeRequest(_ req: OpaquePointer, method: String, peer: (address: String, port: Int)) -> HTTPRequest {
         var rawPath = ""
         var query = ""
         if let uri = evhttp_request_get_evhttp_uri(req) {
@@ -340,18 +354,10 @@ final class Worker: @unchecked Sendable {
             }
         }
 
-        var remoteAddress = ""
-        var remotePort = 0
-        if let connection {
-            var address: UnsafeMutablePointer<CChar>?
-            var port: UInt16 = 0
-            evhttp_connection_get_peer(connection, &address, &port)
-            if let address { remoteAddress = String(cString: address) }
-            remotePort = Int(port)
-        }
-
-        return HTTPRequest(method: method, path: percentDecode(rawPath), query: query, headers: headers,
-                           body: body, rawPath: rawPath, remoteAddress: remoteAddress, remotePort: remotePort)
+        // Most paths have no escape: the raw path is the path.
+        let path = rawPath.utf8.contains(UInt8(ascii: "%")) ? percentDecode(rawPath) : rawPath
+        return HTTPRequest(method: method, path: path, query: query, headers: headers,
+                           body: body, rawPath: rawPath, remoteAddress: peer.address, remotePort: peer.port)
     }
 
     /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would

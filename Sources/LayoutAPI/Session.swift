@@ -108,6 +108,8 @@ struct SessionState: Sendable {
     var frames: [(id: String, frame: Frame)]
     /// The frames' keys as answers write them (rebuilt whenever `frames` gets other views).
     var frameKeys: ResultEncoder.FrameKeys
+    /// The view list `frames` and `frameKeys` were made for (`LayoutSystem.viewList`).
+    var framesViewList: ViewList
     /// For validating single constraint entries of PATCHes (made on first use; dropped when a
     /// PATCH goes through the whole document, which may change what it was made from).
     var memberContext: MemberContext?
@@ -122,6 +124,7 @@ struct SessionState: Sendable {
         self.diagnostics = diagnostics
         self.frames = system.frames(.relative)
         self.frameKeys = ResultEncoder.FrameKeys(frames)
+        self.framesViewList = system.viewList
     }
 }
 

@@ -13,19 +13,12 @@ extension SessionState {
     /// (`ResultEncoder.FrameSelection`), without a second list to fill and release.
     mutating func refreshFrames() -> [Int] {
         defer { system.clearMovedFrames() }
-        let views = system.document.views
-        // The same views, compared by position (the same strings: by identity first).
-        var same = frames.count == views.count
-        var k = 0
-        while same && k < views.count {
-            same = frames[k].id == views[k].id
-            k += 1
-        }
-        if !same {
+        if framesViewList !== system.viewList {
             let after = system.frames(.relative)
             defer {
                 frames = after
                 frameKeys = ResultEncoder.FrameKeys(after)
+                framesViewList = system.viewList
             }
             return LayoutAPI.changedPositions(from: frames, to: after)
         }

@@ -59,6 +59,9 @@ public struct LayoutSystem: Sendable {
     var activation: ActivationContext
     /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
     var hasWhenRules = false
+    /// The identity of the view list (the ids, in order): a new one whenever an edit gives other
+    /// views. Edits of existing views keep it.
+    public private(set) var viewList = ViewList()
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
@@ -188,6 +191,7 @@ public struct LayoutSystem: Sendable {
                 }
             }
         }
+        if !newDocument.views.elementsEqual(document.views, by: { $0.id == $1.id }) { viewList = ViewList() }
         document = newDocument
         if failed || solver.brokenCount > 0 {
             let memory = delegateMemory
@@ -238,4 +242,11 @@ public struct LayoutSystem: Sendable {
     /// Pivots performed by the solver since it was built.
     public var pivots: Int { solver.statistics.pivots }
     public var solverStatistics: SolverStatistics { solver.currentStatistics }
+}
+
+/// A view list's identity (`LayoutSystem.viewList`): whoever keeps something per view position
+/// (a session's frames) compares it with `===` to know that the positions still name the same
+/// views, without comparing every id (which reads every view of the document).
+public final class ViewList: Sendable {
+    init() {}
 }

@@ -35,6 +35,10 @@ struct LayoutBench: ParsableCommand {
     @Option(help: "Root-width edits to run (default: --max-ops); set to kiwi's count to compare checksums.")
     var edits: Int?
     @Option(help: "Constant changes to run (default: --max-ops).") var changes: Int?
+    @Option(help: "session-patch: sessions of the document, each patch sent to the next in a scrambled order (100: their state no longer fits the CPU caches, as under load).")
+    var sessions: Int = 1
+    @Option(help: "session-patch: send the patches this many times (each round to other sessions when --sessions > 1).")
+    var rounds: Int = 1
     @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
     var parseOnly: Int?
 

@@ -11,8 +11,11 @@ extension LayoutBench {
     func sessionPatches(_ json: JSONValue, text: [UInt8], root: String, workload: String, views: Int) throws {
         // The bundle's document, however large (the daemon's default body limit is 1 MiB).
         let api = LayoutAPI(configuration: APIConfiguration(maxBodyBytes: max(1 << 20, 2 * text.count)))
-        let path = "/v1/sessions/bench"
-        guard createSession(api, path, text, benchCase: "session-patch", workload: workload, views: views) else { return }
+        let count = max(1, sessions)
+        let paths = count == 1 ? ["/v1/sessions/bench"] : (0..<count).map { "/v1/sessions/bench-\($0)" }
+        for path in paths {
+            guard createSession(api, path, text, benchCase: "session-patch", workload: workload, views: views) else { return }
+        }
         let headers = [(name: "Content-Type", value: "application/merge-patch+json")]
         var bodies: [(kind: String, body: [UInt8])] = []
         let widths = (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue)
@@ -27,7 +30,11 @@ extension LayoutBench {
         var times: [String: [Double]] = ["constant": [], "resize": []]
         var bytes = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        for (kind, body) in bodies {
+        let sent = (0..<max(1, rounds)).lazy.flatMap { _ in bodies }
+        for (i, (kind, body)) in sent.enumerated() {
+            // A stride coprime with the count visits every session, in an order the caches do
+            // not follow.
+            let path = paths[(i * 7919 + i / bodies.count) % count]
             let t0 = DispatchTime.now().uptimeNanoseconds
             let r = api.handle(APIRequest(method: "PATCH", path: path, query: "", headers: headers, body: body))
             times[kind, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
@@ -42,8 +49,9 @@ extension LayoutBench {
         }
         for kind in ["constant", "resize"] {
             let t = times[kind] ?? []
-            emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views,
-                    "response_bytes_mean": Double(bytes) / Double(max(1, bodies.count))]) + stats(t, "us"))
+            emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views, "sessions": count,
+                    "response_bytes_mean": Double(bytes) / Double(max(1, times.values.map(\.count).reduce(0, +)))])
+                 + stats(t, "us"))
         }
     }
 
