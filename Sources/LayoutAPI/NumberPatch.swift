@@ -6,8 +6,8 @@ import LayoutModel
 /// replaced, when the stored text and the model show that this is what reading it would give.
 ///
 /// **Constants**, `{"constraints": {ID: {"constant": N}}}`. Reading the merged entry (text to a
-/// JSON tree, then the document parser) was most of what such a PATCH cost. When the entry is a single constraint written as an object (`first`, `second`,
-/// `relation`, `multiplier`, `constant` and the common fields, no `dialect`, outside Mortar's
+/// JSON tree, then the document parser) was most of what such a PATCH cost. When the entry is a
+/// single constraint written as an object (`first`, `second`, `relation`, `multiplier`, `constant` and the common fields, no `dialect`, outside Mortar's
 /// dialect), its one item depends on the `constant` field as `-constant` and on nothing else that
 /// the patch changes: every check the parser makes is about the anchors, the relation and the
 /// other fields, which stay as they were (both of the model's object-form compilers make the item
@@ -22,9 +22,10 @@ import LayoutModel
 /// view's other fields: the view the parser would give is the current one with those sizes, when
 /// the stored frame holds both keys with the view's current values.
 ///
-/// Each lane walks the stored text once: to check it, and to find the bytes of the number(s) to
-/// replace. The new text is the old one with the new numbers spliced in, which is what
-/// `MemberText.merge` gives for such a patch (`JSONWriter` writes a number one way).
+/// Each lane walks the stored text once: to check it (a stored number must read as the model's
+/// value), and to find the bytes of the number(s) to replace. The new text is the old one with the
+/// new numbers spliced in as `JSONWriter` writes them, which is what `MemberText.merge` gives for
+/// such a patch.
 ///
 /// `NumberPatchTests` compares both with a full re-read on every shape.
 enum NumberPatch {
@@ -52,15 +53,13 @@ enum NumberPatch {
               let range = constantRange(-old.items[0].constant, in: text) else { return nil }
         var entry = old
         entry.items[0].constant = value == 0 ? 0 : -value
-        return (entry, splice(text, [(range, written(value))]))
+        return (entry, splice(text, [(range, value)]))
     }
 
     /// Where, in `text`, the value of `constant` is, when `text` is an object-form member (every
-    /// field one of `objectFields`, `first` among them) whose `constant` is `c`; nil otherwise.
-    /// The text was written by `JSONWriter`, whose numbers are one text per value: `c` is written
-    /// the same way and compared as bytes.
+    /// field one of `objectFields`, `first` among them) whose `constant` reads as `c`; nil
+    /// otherwise.
     static func constantRange(_ c: Double, in text: ArraySlice<UInt8>) -> Range<Int>? {
-        let expected = written(c)
         var seen = 0  // bit k: objectFields[k] present
         var range: Range<Int>?
         let wellFormed = text.withUnsafeBufferPointer { t in
@@ -69,7 +68,7 @@ enum NumberPatch {
                 seen |= 1 << k
                 guard k == constant else { return true }
                 range = value
-                return UnsafeBufferPointer(rebasing: t[value]).elementsEqual(expected)
+                return reads(UnsafeBufferPointer(rebasing: t[value]), as: c)
             }
         }
         guard wellFormed, seen & (1 << first) != 0, let range else { return nil }
@@ -103,17 +102,17 @@ enum NumberPatch {
                       limits: DocumentLimits) -> (view: View, text: [UInt8])? {
         guard old.kind == .view, width != nil || height != nil else { return nil }
         var view = old
-        // (position in `frameKeys`, the stored text it must have, the text it gets)
-        var edits: [(key: Int, stored: [UInt8], new: [UInt8])] = []
+        // The stored frame must hold each given size with the view's current value.
+        var current: [Double?] = [nil, nil, nil, nil]  // by position in `frameKeys`
         for (key, size) in [(2, width), (3, height)] {
             guard let size else { continue }
             guard size.isFinite, size >= 0, size <= limits.maxMagnitude,
-                  let current = key == 2 ? old.frame.width : old.frame.height else { return nil }
-            edits.append((key, written(current), written(size)))
+                  let now = key == 2 ? old.frame.width : old.frame.height else { return nil }
+            current[key] = now
             if key == 2 { view.frame.width = size } else { view.frame.height = size }
         }
         // The stored frame: only frame keys, the patched ones with the view's current values.
-        var found: [(range: Range<Int>, bytes: [UInt8])] = []
+        var found: [(range: Range<Int>, value: Double)] = []
         var sawFrame = false
         let wellFormed = text.withUnsafeBufferPointer { t in
             MemberText.forEachMember(t) { key, value in
@@ -122,34 +121,38 @@ enum NumberPatch {
                 let inner = UnsafeBufferPointer(rebasing: t[value])
                 return MemberText.forEachMember(inner) { innerKey, innerValue in
                     guard let k = field(UnsafeBufferPointer(rebasing: inner[innerKey]), in: frameKeys) else { return false }
-                    guard let e = edits.first(where: { $0.key == k }) else { return true }
+                    guard let now = current[k] else { return true }
                     found.append(((innerValue.lowerBound + value.lowerBound)..<(innerValue.upperBound + value.lowerBound),
-                                  e.new))
-                    return UnsafeBufferPointer(rebasing: inner[innerValue]).elementsEqual(e.stored)
+                                  k == 2 ? width! : height!))
+                    return reads(UnsafeBufferPointer(rebasing: inner[innerValue]), as: now)
                 }
             }
         }
-        guard wellFormed, sawFrame, found.count == edits.count else { return nil }
+        guard wellFormed, sawFrame, found.count == current.lazy.filter({ $0 != nil }).count else { return nil }
         return (view, splice(text, found))
     }
 
-    /// `text` with the bytes at each range (offsets from its start, ascending) replaced.
-    private static func splice(_ text: ArraySlice<UInt8>, _ edits: [(range: Range<Int>, bytes: [UInt8])]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count + 32)
-        var copied = text.startIndex
-        for e in edits {
-            out.append(contentsOf: text[copied..<(text.startIndex + e.range.lowerBound)])
-            out.append(contentsOf: e.bytes)
-            copied = text.startIndex + e.range.upperBound
+    /// `text` with the bytes at each range (offsets from its start, ascending) replaced by its
+    /// number as `JSONWriter` writes it (one text per value), in one allocation.
+    private static func splice(_ text: ArraySlice<UInt8>, _ edits: [(range: Range<Int>, value: Double)]) -> [UInt8] {
+        text.withUnsafeBufferPointer { t in
+            JSONChunk.bytes(capacity: t.count + edits.count * JSONChunk.maxNumberLength) { out in
+                var copied = 0
+                for e in edits {
+                    out.bytes(UnsafeBufferPointer(rebasing: t[copied..<e.range.lowerBound]))
+                    out.number(e.value)
+                    copied = e.range.upperBound
+                }
+                out.bytes(UnsafeBufferPointer(rebasing: t[copied...]))
+            }
         }
-        out.append(contentsOf: text[copied...])
-        return out
     }
 
-    /// `x` as `JSONWriter` writes it (one text per value).
-    private static func written(_ x: Double) -> [UInt8] {
-        JSONChunk.bytes(capacity: JSONChunk.maxNumberLength) { $0.number(x) }
+    /// Whether `number` (a member's value as stored) is one number that reads as `x`.
+    private static func reads(_ number: UnsafeBufferPointer<UInt8>, as x: Double) -> Bool {
+        var s = JSONScanner(number)
+        guard let read = s.number(), s.isAtEnd() else { return false }
+        return read == x
     }
 
     /// The position in `names` of `key`'s bytes, or nil. (Called for every member of the stored
