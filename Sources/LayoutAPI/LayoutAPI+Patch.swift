@@ -66,9 +66,8 @@ extension LayoutAPI {
             case .members(let edit):
                 timing.parse += ContinuousClock.now - t1
                 if edit.isEmpty { return Self.unchanged(st, options) }
-                let views = edit.views.map(\.value), entries = edit.entries.map(\.value)
                 return Self.commit(&st, session, options, &timing,
-                                   edit: { $0.replace(views: views, entries: entries) },
+                                   edit: { edit.apply(to: &$0) },
                                    canonical: { edit.write(into: &$0) })
             case .general:
                 let patched = st.canonical.json.applyingMergePatch(patch)

@@ -48,13 +48,26 @@ enum NumberPatch {
     /// The entry that `{"constant": value}` makes of `old` (as above).
     static func constant(_ value: Double, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
                          limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
-        guard dialect != .mortar, old.items.count == 1,
-              value.isFinite, abs(value) <= limits.maxMagnitude,
-              let range = constantRange(-old.items[0].constant, in: text) else { return nil }
+        guard let new = constantText(value, text: text, items: old.items.count,
+                                     itemConstant: old.items.first?.constant ?? 0, dialect: dialect,
+                                     limits: limits) else { return nil }
         var entry = old
-        entry.items[0].constant = value == 0 ? 0 : -value
-        return (entry, splice(text, [(range, value)]))
+        entry.items[0].constant = itemConstant(value)
+        return (entry, new)
     }
+
+    /// The new text of an entry whose text is `text`, with `items` items, the first with
+    /// constant `itemConstant`, when `{"constant": value}` takes the lane (as above); nil when it
+    /// does not. The entry it makes has its item's constant `itemConstant(value)`.
+    static func constantText(_ value: Double, text: ArraySlice<UInt8>, items: Int, itemConstant: Double,
+                             dialect: Dialect, limits: DocumentLimits) -> [UInt8]? {
+        guard dialect != .mortar, items == 1, value.isFinite, abs(value) <= limits.maxMagnitude,
+              let range = constantRange(-itemConstant, in: text) else { return nil }
+        return splice(text, [(range, value)])
+    }
+
+    /// The item constant of an object-form entry whose `constant` is `value`.
+    static func itemConstant(_ value: Double) -> Double { value == 0 ? 0 : -value }
 
     /// Where, in `text`, the value of `constant` is, when `text` is an object-form member (every
     /// field one of `objectFields`, `first` among them) whose `constant` reads as `c`; nil
@@ -100,16 +113,28 @@ enum NumberPatch {
     /// `old` (as above).
     static func frame(width: Double?, height: Double?, text: ArraySlice<UInt8>, old: View,
                       limits: DocumentLimits) -> (view: View, text: [UInt8])? {
-        guard old.kind == .view, width != nil || height != nil else { return nil }
+        guard old.kind == .view,
+              let new = frameText(width: width, height: height, text: text, current: old.frame, limits: limits)
+        else { return nil }
         var view = old
+        if let width { view.frame.width = width }
+        if let height { view.frame.height = height }
+        return (view, new)
+    }
+
+    /// The new text of a view (of kind `view`) whose text is `text` and frame `current`, when
+    /// `{"frame": {"width": width, "height": height}}` takes the lane (as above); nil when it
+    /// does not. The view it makes is the same with the sizes given.
+    static func frameText(width: Double?, height: Double?, text: ArraySlice<UInt8>, current frameNow: FrameSpec,
+                          limits: DocumentLimits) -> [UInt8]? {
+        guard width != nil || height != nil else { return nil }
         // The stored frame must hold each given size with the view's current value.
         var current: [Double?] = [nil, nil, nil, nil]  // by position in `frameKeys`
         for (key, size) in [(2, width), (3, height)] {
             guard let size else { continue }
             guard size.isFinite, size >= 0, size <= limits.maxMagnitude,
-                  let now = key == 2 ? old.frame.width : old.frame.height else { return nil }
+                  let now = key == 2 ? frameNow.width : frameNow.height else { return nil }
             current[key] = now
-            if key == 2 { view.frame.width = size } else { view.frame.height = size }
         }
         // The stored frame: only frame keys, the patched ones with the view's current values.
         var found: [(range: Range<Int>, value: Double)] = []
@@ -129,7 +154,7 @@ enum NumberPatch {
             }
         }
         guard wellFormed, sawFrame, found.count == current.lazy.filter({ $0 != nil }).count else { return nil }
-        return (view, splice(text, found))
+        return splice(text, found)
     }
 
     /// `text` with the bytes at each range (offsets from its start, ascending) replaced by its

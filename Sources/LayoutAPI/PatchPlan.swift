@@ -103,8 +103,9 @@ enum PatchPlan {
     }
 
     /// The plan for a patch read by `NumberPatch.body`: what `classify` gives for the same patch
-    /// parsed, when the lane applies; nil when it does not (then the caller parses the patch and
-    /// classifies it as usual).
+    /// parsed, when the lane applies, with the change kept as the number(s) it sets
+    /// (`MemberEdit.constants`, `sizes`) rather than as the member it makes; nil when the lane
+    /// does not apply (then the caller parses the patch and classifies it as usual).
     static func classify(_ body: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
                          limits: DocumentLimits) -> PatchPlan? {
         guard canonical.count(.views) == system.document.views.count,
@@ -113,19 +114,23 @@ enum PatchPlan {
         switch body {
         case .constant(let id, let value):
             guard let position = system.entryPosition(id),
-                  let existing = canonical.memberText(.constraints, at: position),
-                  let changed = NumberPatch.constant(value, text: existing, old: system.document.constraints[position],
-                                                     dialect: system.document.dialect, limits: limits) else { return nil }
-            if !changed.text.elementsEqual(existing) {
-                edit.entries.append(.init(position: position, text: changed.text, value: changed.entry))
+                  let existing = canonical.memberText(.constraints, at: position) else { return nil }
+            let items = system.document.constraints[position].items
+            guard let text = NumberPatch.constantText(value, text: existing, items: items.count,
+                                                      itemConstant: items.first?.constant ?? 0,
+                                                      dialect: system.document.dialect, limits: limits) else { return nil }
+            if !text.elementsEqual(existing) {
+                edit.constants.append(.init(position: position, text: text, value: NumberPatch.itemConstant(value)))
             }
         case .size(let id, let width, let height):
             guard let position = system.viewPositions[id],
                   let existing = canonical.memberText(.views, at: position),
-                  let sized = NumberPatch.frame(width: width, height: height, text: existing,
-                                                old: system.document.views[position], limits: limits) else { return nil }
-            if !sized.text.elementsEqual(existing) {
-                edit.views.append(.init(position: position, text: sized.text, value: sized.view))
+                  system.document.views[position].kind == .view,
+                  let text = NumberPatch.frameText(width: width, height: height, text: existing,
+                                                   current: system.document.views[position].frame,
+                                                   limits: limits) else { return nil }
+            if !text.elementsEqual(existing) {
+                edit.sizes.append(.init(position: position, text: text, value: .init(width: width, height: height)))
             }
         }
         return .members(edit)
@@ -165,15 +170,67 @@ struct MemberEdit {
         var text: [UInt8]
         var value: Value
     }
+    /// Sizes a lane patch gives a view (`NumberPatch`).
+    struct Sizes {
+        var width: Double?
+        var height: Double?
+    }
     var views: [Change<View>] = []
     var entries: [Change<ConstraintEntry>] = []
+    /// Entries whose one item gets a new constant (the value), from `NumberPatch.body`.
+    var constants: [Change<Double>] = []
+    /// Views that get new sizes, from `NumberPatch.body`.
+    var sizes: [Change<Sizes>] = []
 
     /// Nothing changes (every member merged to what it was).
-    var isEmpty: Bool { views.isEmpty && entries.isEmpty }
+    var isEmpty: Bool { views.isEmpty && entries.isEmpty && constants.isEmpty && sizes.isEmpty }
 
     /// Writes the changed members into the canonical document.
     func write(into canonical: inout CanonicalDocument) {
         for c in views { canonical.replace(.views, at: c.position, text: c.text) }
+        for c in sizes { canonical.replace(.views, at: c.position, text: c.text) }
         for c in entries { canonical.replace(.constraints, at: c.position, text: c.text) }
+        for c in constants { canonical.replace(.constraints, at: c.position, text: c.text) }
+    }
+
+    /// Edits `system` as `replace(views:entries:)` does with the members this edit makes. A lone
+    /// lane change goes to the engine's in-place path (`setConstant(ofEntry:to:)`,
+    /// `resizeRoot`), which declines, having changed nothing, whenever `replace` would do
+    /// something else; then the members are made and replaced.
+    func apply(to system: inout LayoutSystem) -> EditStats {
+        if views.isEmpty && entries.isEmpty {
+            if sizes.isEmpty, constants.count == 1,
+               let stats = system.setConstant(ofEntry: constants[0].position, to: constants[0].value) {
+                return stats
+            }
+            if constants.isEmpty, sizes.count == 1, let stats = Self.resize(&system, sizes[0]) {
+                return stats
+            }
+        }
+        var views = self.views.map(\.value), entries = self.entries.map(\.value)
+        for c in sizes {
+            var view = system.document.views[c.position]
+            if let width = c.value.width { view.frame.width = width }
+            if let height = c.value.height { view.frame.height = height }
+            views.append(view)
+        }
+        for c in constants {
+            var entry = system.document.constraints[c.position]
+            entry.items[0].constant = c.value
+            entries.append(entry)
+        }
+        return system.replace(views: views, entries: entries)
+    }
+
+    /// A root's new sizes as `replace` suggests them (only the sizes that differ); nil when the
+    /// view is not a root or `resizeRoot` declines.
+    private static func resize(_ system: inout LayoutSystem, _ change: Change<Sizes>) -> EditStats? {
+        // Field by field: a copy of the view would retain each of its strings and arrays.
+        let p = change.position
+        guard system.document.views[p].isRoot else { return nil }
+        let now = system.document.views[p].frame
+        let width = change.value.width.flatMap { $0 != now.width ? $0 : nil }
+        let height = change.value.height.flatMap { $0 != now.height ? $0 : nil }
+        return system.resizeRoot(system.document.views[p].id, width: width, height: height)
     }
 }

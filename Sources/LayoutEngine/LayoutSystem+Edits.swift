@@ -10,9 +10,8 @@ extension LayoutSystem {
     /// - Returns: nil when the view is not a root with those sizes given, or `when` rules exist.
     public mutating func resizeRoot(_ id: String, width: Double?, height: Double?) -> EditStats? {
         guard let vi = viewIndex[id], document.views[vi].isRoot, !hasWhenRules else { return nil }
-        var view = document.views[vi]
-        if width != nil && view.frame.width == nil { return nil }
-        if height != nil && view.frame.height == nil { return nil }
+        if width != nil && document.views[vi].frame.width == nil { return nil }
+        if height != nil && document.views[vi].frame.height == nil { return nil }
         if solver.brokenCount > 0 { return nil }
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
@@ -28,10 +27,41 @@ extension LayoutSystem {
                 failed = true
             }
         }
-        if let width { view.frame.width = width }
-        if let height { view.frame.height = height }
-        document.views[vi] = view
-        activation.rootInputs[id] = view.frame
+        // In place: a copy of the view (its strings and arrays) per resize cost more than the
+        // sizes it changes.
+        if let width { document.views[vi].frame.width = width }
+        if let height { document.views[vi].frame.height = height }
+        activation.rootInputs[id] = document.views[vi].frame
+        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+    }
+
+    /// Entry `index`'s one item gets `constant`, its only change: what `replace(views: [],
+    /// entries: [the entry with that constant])` does when that is a constant change in place,
+    /// without making, comparing or copying the entry (a PATCH of one constant, the usual one).
+    /// - Returns: nil, having changed nothing, when it is not such a change (the entry has other
+    ///   than one item, a `when` rule, an anchor that adds a constant of its own, an activation
+    ///   that changed since it was compiled, or broken constraints exist): the caller then
+    ///   replaces the entry.
+    public mutating func setConstant(ofEntry index: Int, to constant: Double) -> EditStats? {
+        guard index < document.constraints.count, index < entryStart.count, solver.brokenCount == 0,
+              document.constraints[index].items.count == 1, !document.constraints[index].usesWhen else { return nil }
+        if document.constraints[index].items[0].constant == constant { return EditStats() }
+        let first = Int(entryStart[index])
+        guard first < compiled.count,
+              document.constraints[index].items[0].terms.allSatisfy({ AnchorTranslation.addsNoConstant($0.anchor.attribute) }),
+              compiled[first].active == activation.isActive(document.constraints[index],
+                                                             document.constraints[index].items[0]) else { return nil }
+        document.constraints[index].items[0].constant = constant
+        var stats = EditStats()
+        let pivotsBefore = solver.statistics.pivots
+        var failed = false
+        if compiled[first].constant != constant {
+            if let cid = solverIDs[first] {
+                do { try solver.setConstant(cid, to: constant) } catch { failed = true }
+                stats.constantsChanged += 1
+            }
+            compiled[first].constant = constant
+        }
         return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 

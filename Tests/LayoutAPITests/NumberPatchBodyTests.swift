@@ -138,7 +138,59 @@ struct NumberPatchBodyTests {
         (#"{"constraints":{"nothing":{"constant":3}}}"#, "nothing"),
     ])
     func sameAnswers(_ patch: String, _ id: String) {
-        let document = """
+        Self.expectSameAnswers(Self.plainDocument, patch, id)
+    }
+
+    /// Activation rules, a hidden view, a `when` rule, a required conflict and `strict`: the
+    /// engine's in-place paths must decline exactly where replacing the member does something
+    /// else.
+    @Test("the same through the lane and the parser: activation, when rules, conflicts, strict", arguments: [
+        (#"{"constraints":{"vis":{"constant":5}}}"#, "vis", ""),
+        (#"{"constraints":{"inv":{"constant":7}}}"#, "inv", ""),
+        (#"{"constraints":{"wide":{"constant":250}}}"#, "wide", ""),
+        (#"{"constraints":{"cap":{"constant":250}}}"#, "cap", ""),
+        (#"{"constraints":{"cap":{"constant":150}}}"#, "cap", ""),
+        (#"{"constraints":{"cap":{"constant":150}}}"#, "cap", "strict=true"),
+        (#"{"constraints":{"soft":{"constant":12}}}"#, "soft", "frames=all"),
+        (#"{"views":{"root":{"frame":{"width":640}}}}"#, "root", ""),
+        (#"{"views":{"root":{"frame":{"width":420}}}}"#, "root", "absolute=true"),
+    ])
+    func sameAnswersWithRules(_ patch: String, _ id: String, _ query: String) {
+        Self.expectSameAnswers(Self.rulesDocument(cap: 300), patch, id, query: query)
+    }
+
+    @Test("the same through the lane and the parser on a session whose constraints are broken already", arguments: [
+        (#"{"constraints":{"soft":{"constant":12}}}"#, "soft"),
+        (#"{"constraints":{"cap":{"constant":100}}}"#, "cap"),
+        (#"{"constraints":{"cap":{"constant":400}}}"#, "cap"),
+        (#"{"views":{"root":{"frame":{"width":300}}}}"#, "root"),
+    ])
+    func sameAnswersWhenBroken(_ patch: String, _ id: String) {
+        Self.expectSameAnswers(Self.rulesDocument(cap: 150), patch, id)
+    }
+
+    static func rulesDocument(cap: Int) -> String {
+        """
+        {"views": {"root": {"frame": {"width": 600, "height": 400}},
+                   "a": {"parent": "root", "intrinsicSize": {"width": 40, "height": 20}},
+                   "b": {"parent": "root", "hidden": true, "intrinsicSize": {"width": 30, "height": 20}},
+                   "c": {"parent": "root"}},
+         "constraints": {
+           "a-l": {"first": "a.leading", "second": "root.leading", "constant": 10},
+           "a-t": {"first": "a.top", "second": "root.top", "constant": 10},
+           "b-t": {"first": "b.top", "second": "a.bottom", "constant": 4},
+           "vis": {"first": "b.leading", "second": "a.trailing", "constant": 8, "activation": "bothVisible"},
+           "inv": {"first": "b.leading", "second": "root.leading", "constant": 3, "activation": "firstInvisible"},
+           "wide": {"first": "c.width", "constant": 200, "activation": {"when": "root.width > 500"}},
+           "c-l": {"first": "c.leading", "second": "a.leading"},
+           "c-t": {"first": "c.top", "second": "b.bottom", "constant": 6},
+           "c-h": {"first": "c.height", "constant": 30},
+           "cap": {"first": "c.width", "constant": \(cap), "relation": "<="},
+           "soft": {"first": "c.leading", "second": "root.leading", "constant": 20, "priority": 250}}}
+        """
+    }
+
+    static let plainDocument = """
         {"views": {"root": {"frame": {"width": 400, "height": 300}},
                    "red": {"parent": "root", "intrinsicSize": {"width": 50, "height": 20}},
                    "blue": {"parent": "root"}},
@@ -150,18 +202,24 @@ struct NumberPatchBodyTests {
            "end": {"first": "blue.trailing", "second": "root.trailing", "constant": -10},
            "h": {"first": "blue.height", "second": "red.height"}}}
         """
+
+    /// PATCHes `patch` to one session and the same with `id` escaped (the parser's path) to
+    /// another, both made from `document`: same status, body, ETag, and session afterwards.
+    static func expectSameAnswers(_ document: String, _ patch: String, _ id: String, query: String = "",
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
         let c = Client()
         #expect(c.put("lane", document).status == 201)
         #expect(c.put("parsed", document).status == 201)
         let slow = Self.escaped(patch, id: id)
         #expect(NumberPatch.body(Array(patch.utf8)) != nil)
         #expect(NumberPatch.body(Array(slow.utf8)) == nil)
-        let a = c.patch("/v1/sessions/lane", patch), b = c.patch("/v1/sessions/parsed", slow)
-        #expect(a.status == b.status, "\(patch)")
-        #expect(a.text == b.text, "\(patch)")
-        #expect(a.header("ETag") == b.header("ETag"))
+        let a = c.patch("/v1/sessions/lane", patch, query: query), b = c.patch("/v1/sessions/parsed", slow, query: query)
+        #expect(a.status == b.status, "\(patch)", sourceLocation: sourceLocation)
+        #expect(a.text == b.text, "\(patch)", sourceLocation: sourceLocation)
+        #expect(a.header("ETag") == b.header("ETag"), sourceLocation: sourceLocation)
         let ga = c.send("GET", "/v1/sessions/lane"), gb = c.send("GET", "/v1/sessions/parsed")
         #expect(ga.text.replacingOccurrences(of: #""id":"lane""#, with: #""id":"parsed""#) == gb.text,
-                "\(patch): the sessions differ afterwards")
+                "\(patch): the sessions differ afterwards", sourceLocation: sourceLocation)
+        T.expectSameAsFresh(c, "lane", patch, sourceLocation: sourceLocation)
     }
 }
