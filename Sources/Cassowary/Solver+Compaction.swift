@@ -39,6 +39,8 @@ extension Solver {
         expansion = []
         expansionTouched = []
         scratchInserted = []
+        scratchNegative = []
+        scratchShifted = []
         scratchRemoved = []
     }
 }

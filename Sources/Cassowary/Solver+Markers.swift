@@ -17,7 +17,16 @@ extension Solver {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
             // what it finds for the bookkeeping below.
             let column = columns[m], marker = record.marker
+            // Scratch lists kept by the solver (two allocations per constant change otherwise).
             var negative: [Int32] = [], shifted: [Int32] = []
+            swap(&negative, &scratchNegative)
+            swap(&shifted, &scratchShifted)
+            negative.removeAll(keepingCapacity: true)
+            shifted.removeAll(keepingCapacity: true)
+            defer {
+                swap(&negative, &scratchNegative)
+                swap(&shifted, &scratchShifted)
+            }
             let first = dirty.count
             kinds.withUnsafeBufferPointer { kinds in
                 rows.withUnsafeMutableBufferPointer { rows in

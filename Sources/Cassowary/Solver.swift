@@ -75,6 +75,9 @@ public struct Solver: Sendable {
     var expansion: [Double] = []
     var expansionTouched: [Int32] = []
     var scratchInserted: [Int32] = []
+    /// `shiftMarker`'s lists of rows it made negative and restricted rows it shifted.
+    var scratchNegative: [Int32] = []
+    var scratchShifted: [Int32] = []
     var scratchRemoved: [Cell] = []
 
     public internal(set) var statistics = SolverStatistics()

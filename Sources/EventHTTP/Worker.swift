@@ -334,6 +334,7 @@ final class Worker: @unchecked Sendable {
         if rawPath.isEmpty { rawPath = "/" }
 
         var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(8)
         if let list = evhttp_request_get_input_headers(req) {
             var entry = list.pointee.tqh_first
             while let header = entry {

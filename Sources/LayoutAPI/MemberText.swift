@@ -1,4 +1,9 @@
 import JSON
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A JSON merge patch (RFC 7396) applied to a member's canonical text, without parsing it into
 /// a tree, merging and writing the tree back.
@@ -66,6 +71,15 @@ enum MemberText {
         }
         w.bytes.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// Whether a member's new text is its stored text, byte for byte (lengths first; the
+    /// generic `elementsEqual` compared element by element through the collection protocols).
+    static func same(_ text: [UInt8], _ stored: ArraySlice<UInt8>) -> Bool {
+        guard text.count == stored.count else { return false }
+        return text.withUnsafeBytes { a in
+            stored.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
     }
 
     /// Calls `body` with each member's key (the bytes between its quotes) and value, as ranges

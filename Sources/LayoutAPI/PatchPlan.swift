@@ -45,13 +45,13 @@ enum PatchPlan {
                                                      limits: limits) {
                         // A new size for a view whose frame gave one already (`NumberPatch`): the
                         // sizes stay given, so `when` rules read as before.
-                        if !sized.text.elementsEqual(existing) {
+                        if !MemberText.same(sized.text, existing) {
                             edit.views.append(.init(position: position, text: sized.text, value: sized.view))
                         }
                         continue
                     }
                     guard let text = MemberText.merge(existing, fields) else { return .general }
-                    if text.elementsEqual(existing) { continue }
+                    if MemberText.same(text, existing) { continue }
                     let json = Self.parse(text)
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
                     case .success(let view):
@@ -75,7 +75,7 @@ enum PatchPlan {
                     if let changed = NumberPatch.constant(change, text: existing,
                                                           old: system.document.constraints[position],
                                                           dialect: system.document.dialect, limits: limits) {
-                        if !changed.text.elementsEqual(existing) {
+                        if !MemberText.same(changed.text, existing) {
                             edit.entries.append(.init(position: position, text: changed.text, value: changed.entry))
                         }
                         continue
@@ -86,7 +86,7 @@ enum PatchPlan {
                     context = memberContext
                     switch DocumentParser.parseConstraint(merged.json, id: id, context: memberContext, limits: limits) {
                     case .success(let entry):
-                        if merged.text.elementsEqual(existing) { continue }
+                        if MemberText.same(merged.text, existing) { continue }
                         edit.entries.append(.init(position: position, text: merged.text, value: entry))
                     case .failure(let e):
                         problems.append((1, position, e.problems))
@@ -119,7 +119,7 @@ enum PatchPlan {
             guard let text = NumberPatch.constantText(value, text: existing, items: items.count,
                                                       itemConstant: items.first?.constant ?? 0,
                                                       dialect: system.document.dialect, limits: limits) else { return nil }
-            if !text.elementsEqual(existing) {
+            if !MemberText.same(text, existing) {
                 edit.constants.append(.init(position: position, text: text, value: NumberPatch.itemConstant(value)))
             }
         case .size(let id, let width, let height):
@@ -129,7 +129,7 @@ enum PatchPlan {
                   let text = NumberPatch.frameText(width: width, height: height, text: existing,
                                                    current: system.document.views[position].frame,
                                                    limits: limits) else { return nil }
-            if !text.elementsEqual(existing) {
+            if !MemberText.same(text, existing) {
                 edit.sizes.append(.init(position: position, text: text, value: .init(width: width, height: height)))
             }
         }

@@ -73,12 +73,15 @@ extension LayoutSystem {
         // Every view only when the moved ones are not known (after a rebuild): rare enough for
         // the list of all positions to cost nothing worth a second loop.
         let indices = positions ?? Array(0..<n)
+        // Over the frames' buffer: through the array, each store checked it was unique.
         let done: Void? = solver.withCurrentValues { values in
-            for i in indices where i < n {
-                let f = frame(at: i, .relative) { values[Int($0.index)] }
-                if f != frames[i].frame {
-                    frames[i].frame = f
-                    changed.append(i)
+            frames.withUnsafeMutableBufferPointer { frames in
+                for i in indices where i < n {
+                    let f = frame(at: i, .relative) { values[Int($0.index)] }
+                    if f != frames[i].frame {
+                        frames[i].frame = f
+                        changed.append(i)
+                    }
                 }
             }
         }
