@@ -104,7 +104,9 @@ public func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
 /// bytes that do not form UTF-8 become U+FFFD.
 public func percentDecode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String {
     let utf8 = text.utf8
-    guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
+    // Most texts have nothing to decode (every request path goes through here): a byte search
+    // for each of the two characters, not a closure per byte.
+    guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
         return String(text)
     }
     var bytes: [UInt8] = []

@@ -355,9 +355,7 @@ final class Worker: @unchecked Sendable {
             }
         }
 
-        // Most paths have no escape: the raw path is the path.
-        let path = rawPath.utf8.contains(UInt8(ascii: "%")) ? percentDecode(rawPath) : rawPath
-        return HTTPRequest(method: method, path: path, query: query, headers: headers,
+        return HTTPRequest(method: method, path: percentDecode(rawPath), query: query, headers: headers,
                            body: body, rawPath: rawPath, remoteAddress: peer.address, remotePort: peer.port)
     }
 

@@ -7,8 +7,8 @@ import LayoutModel
 ///
 /// **Constants**, `{"constraints": {ID: {"constant": N}}}`. Reading the merged entry (text to a
 /// JSON tree, then the document parser) was most of what such a PATCH cost. When the entry is a
-/// single constraint written as an object (`first`, `second`, `relation`, `multiplier`, `constant` and the common fields, no `dialect`, outside Mortar's
-/// dialect), its one item depends on the `constant` field as `-constant` and on nothing else that
+/// single constraint written as an object (`first`, `second`, `relation`, `multiplier`,
+/// `constant` and the common fields, no `dialect`, outside Mortar's dialect), its one item depends on the `constant` field as `-constant` and on nothing else that
 /// the patch changes: every check the parser makes is about the anchors, the relation and the
 /// other fields, which stay as they were (both of the model's object-form compilers make the item
 /// `first - multiplier·second - constant REL 0`, without scaling it). The entry the parser would
@@ -51,9 +51,14 @@ enum NumberPatch {
         guard let new = constantText(value, text: text, items: old.items.count,
                                      itemConstant: old.items.first?.constant ?? 0, dialect: dialect,
                                      limits: limits) else { return nil }
-        var entry = old
-        entry.items[0].constant = itemConstant(value)
-        return (entry, new)
+        return (withConstant(old, itemConstant(value)), new)
+    }
+
+    /// `entry` with its one item's constant `c`: the entry a lane's constant makes.
+    static func withConstant(_ entry: ConstraintEntry, _ c: Double) -> ConstraintEntry {
+        var entry = entry
+        entry.items[0].constant = c
+        return entry
     }
 
     /// The new text of an entry whose text is `text`, with `items` items, the first with
@@ -116,10 +121,15 @@ enum NumberPatch {
         guard old.kind == .view,
               let new = frameText(width: width, height: height, text: text, current: old.frame, limits: limits)
         else { return nil }
-        var view = old
+        return (sized(old, width: width, height: height), new)
+    }
+
+    /// `view` with the sizes given: the view a lane's sizes make.
+    static func sized(_ view: View, width: Double?, height: Double?) -> View {
+        var view = view
         if let width { view.frame.width = width }
         if let height { view.frame.height = height }
-        return (view, new)
+        return view
     }
 
     /// The new text of a view (of kind `view`) whose text is `text` and frame `current`, when

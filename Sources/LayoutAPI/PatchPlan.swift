@@ -209,15 +209,11 @@ struct MemberEdit {
         }
         var views = self.views.map(\.value), entries = self.entries.map(\.value)
         for c in sizes {
-            var view = system.document.views[c.position]
-            if let width = c.value.width { view.frame.width = width }
-            if let height = c.value.height { view.frame.height = height }
-            views.append(view)
+            views.append(NumberPatch.sized(system.document.views[c.position], width: c.value.width,
+                                           height: c.value.height))
         }
         for c in constants {
-            var entry = system.document.constraints[c.position]
-            entry.items[0].constant = c.value
-            entries.append(entry)
+            entries.append(NumberPatch.withConstant(system.document.constraints[c.position], c.value))
         }
         return system.replace(views: views, entries: entries)
     }
