@@ -98,23 +98,24 @@ extension Solver {
         }
         // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
         // are settled first; their dependents are marked for the sweep.
+        // `isDirty` means "listed in `dirty`" (for `markDirty`'s de-duplication); the sweep
+        // works from marks alone, so every listed symbol leaves the list here.
         var from = Int(nextStamp)
         for x in dirty {
             let xi = Int(x)
+            isDirty[xi] = false
             if isBasic[xi] && stamp[xi] > 0 {
                 from = min(from, Int(stamp[xi]) - 1)
                 markPending(Int(stamp[xi]) - 1)
                 continue
             }
-            isDirty[xi] = false
             let v = isBasic[xi] ? rows[xi].constant : 0
             if values[xi] != v {
                 values[xi] = v
                 movedLog.append(x)
-                for y in columns[xi] where isBasic[Int(y)] {
-                    isDirty[Int(y)] = true
+                for y in columns[xi] where stamp[Int(y)] > 0 {
                     from = min(from, Int(stamp[Int(y)]) - 1)
-                    if stamp[Int(y)] > 0 { markPending(Int(stamp[Int(y)]) - 1) }
+                    markPending(Int(stamp[Int(y)]) - 1)
                 }
             }
         }
@@ -128,17 +129,12 @@ extension Solver {
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
         stampOrder.withUnsafeBufferPointer { order in
             stamp.withUnsafeBufferPointer { stamps in
-                isBasic.withUnsafeBufferPointer { isBasic in
-                    rows.withUnsafeBufferPointer { rows in
-                        columns.withUnsafeBufferPointer { columns in
-                            isDirty.withUnsafeMutableBufferPointer { isDirty in
-                                values.withUnsafeMutableBufferPointer { values in
-                                    pendingStamps.withUnsafeMutableBufferPointer { pending in
-                                        Solver.sweep(order: order, from: from, stamps: stamps, isBasic: isBasic,
-                                                     rows: rows, columns: columns, isDirty: isDirty, values: values,
-                                                     pending: pending, moved: &moved)
-                                    }
-                                }
+                rows.withUnsafeBufferPointer { rows in
+                    columns.withUnsafeBufferPointer { columns in
+                        values.withUnsafeMutableBufferPointer { values in
+                            pendingStamps.withUnsafeMutableBufferPointer { pending in
+                                Solver.sweep(order: order, from: from, stamps: stamps, rows: rows, columns: columns,
+                                             values: values, pending: pending, moved: &moved)
                             }
                         }
                     }
@@ -175,9 +171,13 @@ extension Solver {
     /// is read again after a row is done, because the row's dependents (later stamps) may be
     /// marked in it. Only the marked rows are visited: a scan of every stamp from the oldest
     /// changed row visited hundreds of untouched rows per resize. Every mark is cleared.
+    ///
+    /// A mark names a basic row by its current stamp (`order[k]` was installed with stamp
+    /// `k + 1`): marks are set only for basic rows and nothing enters or leaves the basis during
+    /// the sweep, so a marked row is read without looking up its flags (under load the rows'
+    /// flags are not in the caches: each lookup was a miss of its own).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
-                              isBasic: UnsafeBufferPointer<Bool>, rows: UnsafeBufferPointer<Row>,
-                              columns: UnsafeBufferPointer<[Int32]>, isDirty: UnsafeMutableBufferPointer<Bool>,
+                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<[Int32]>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
         var w = max(0, from) >> 6
@@ -191,8 +191,7 @@ extension Solver {
             let k = w << 6 | bits.trailingZeroBitCount
             let x = order[k]
             let xi = Int(x)
-            guard isDirty[xi], isBasic[xi], Int(stamps[xi]) == k + 1 else { continue }
-            isDirty[xi] = false
+            assert(Int(stamps[xi]) == k + 1, "a mark names the row installed with its stamp")
             var v = rows[xi].constant
             rows[xi].cells.withUnsafeBufferPointer { cells in
                 for cell in cells { v += cell.coefficient * values[Int(cell.symbol)] }
@@ -203,7 +202,6 @@ extension Solver {
                 // Only external rows reference an external, and only rows installed after it.
                 columns[xi].withUnsafeBufferPointer { column in
                     for y in column {
-                        isDirty[Int(y)] = true
                         let j = Int(stamps[Int(y)]) - 1
                         if j > k { pending[j >> 6] |= 1 << UInt64(j & 63) }
                     }
