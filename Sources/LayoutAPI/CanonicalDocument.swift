@@ -6,9 +6,10 @@ import JSON
 /// GET returns the text; a PATCH that changes a few members parses only those members and keeps
 /// their new text beside the old (`replaced`) rather than splicing it in: a splice moves the
 /// whole tail of the text (half of 480 kB for a 1,000-view form, on every PATCH). The replaced
-/// members are folded into the text once there are more than an eighth of the members (at least
-/// 8) of them, so folding costs a few members' worth per PATCH, and whenever the whole text is
-/// needed as one array. A JSON tree of the whole document would cost about four times the text
+/// members are folded into the text once there are more than a quarter of the members (at least
+/// 8) of them, so folding costs a few members' worth per PATCH (under load, the text of a session
+/// not edited lately is out of the caches: a fold reads and writes all of it), whenever the whole
+/// text is needed as one array, and when the session goes dormant (`stored`). A JSON tree of the whole document would cost about four times the text
 /// in memory and be walked on every request.
 struct CanonicalDocument: Equatable, Sendable {
     enum Group: Sendable { case views, constraints }
@@ -107,7 +108,16 @@ struct CanonicalDocument: Equatable, Sendable {
     /// what `JSONWriter` writes for its new value.
     mutating func replace(_ group: Group, at position: Int, text: [UInt8]) {
         replaced[key(group, position)] = text
-        if replaced.count > max(8, (count(.views) + count(.constraints)) / 8) { fold() }
+        if replaced.count > max(8, (count(.views) + count(.constraints)) / 4) { fold() }
+    }
+
+    /// The document as kept while nothing edits it (a dormant session): folded, without the
+    /// replaced members' table.
+    var stored: CanonicalDocument {
+        var c = self
+        c.fold()
+        c.replaced = [:]
+        return c
     }
 
     /// Writes the replaced members into the text.
@@ -117,7 +127,7 @@ struct CanonicalDocument: Equatable, Sendable {
         base = Self.exactlySized(text)
         viewRanges = views
         constraintRanges = constraints
-        replaced = [:]
+        replaced.removeAll(keepingCapacity: true)
     }
 
     private func key(_ group: Group, _ position: Int) -> Int {

@@ -25,7 +25,7 @@ struct DormantSession: Sendable {
     let delegates: [String: Bool]
 
     init(_ state: SessionState) {
-        canonical = state.canonical
+        canonical = state.canonical.stored
         revision = state.revision
         alive = state.alive
         frames = state.frames.map(\.frame)
