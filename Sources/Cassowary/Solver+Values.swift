@@ -174,8 +174,8 @@ extension Solver {
     ///
     /// A mark names a basic row by its current stamp (`order[k]` was installed with stamp
     /// `k + 1`): marks are set only for basic rows and nothing enters or leaves the basis during
-    /// the sweep, so a marked row is read without looking up its flags (under load the rows'
-    /// flags are not in the caches: each lookup was a miss of its own).
+    /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
+    /// meaning (listed in `dirty`).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
                               rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<[Int32]>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,

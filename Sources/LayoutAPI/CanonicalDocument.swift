@@ -9,8 +9,8 @@ import JSON
 /// members are folded into the text once there are more than a quarter of the members (at least
 /// 8) of them, so folding costs a few members' worth per PATCH (under load, the text of a session
 /// not edited lately is out of the caches: a fold reads and writes all of it), whenever the whole
-/// text is needed as one array, and when the session goes dormant (`stored`). A JSON tree of the whole document would cost about four times the text
-/// in memory and be walked on every request.
+/// text is needed as one array, and when the session goes dormant (`stored`). A JSON tree of the
+/// whole document would cost about four times the text in memory and be walked on every request.
 struct CanonicalDocument: Equatable, Sendable {
     enum Group: Sendable { case views, constraints }
 
