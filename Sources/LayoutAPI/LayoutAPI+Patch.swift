@@ -41,34 +41,28 @@ extension LayoutAPI {
                     detail: "If-Match does not match the current revision \(st.revision)"))
             }
             let t1 = ContinuousClock.now
-            let plan: PatchPlan
-            let patch: JSONValue
-            if let lane, let fast = PatchPlan.classify(lane, canonical: st.canonical, system: st.system, limits: limits) {
-                plan = fast
-                patch = .null  // not read: the lane's plan is `members`
-            } else {
-                if let parsed {
-                    patch = parsed
-                } else {
-                    // The lane did not apply: its body is JSON (the scanner accepted it).
-                    do throws(Failure) {
-                        patch = try parseJSON(request.body)
-                    } catch {
-                        return .failed(error.response)
-                    }
-                }
-                plan = PatchPlan.classify(patch, canonical: st.canonical, system: st.system,
-                                          context: &st.memberContext, limits: limits)
+            if let lane, let edit = PatchPlan.edit(for: lane, canonical: st.canonical, system: st.system, limits: limits) {
+                timing.parse += ContinuousClock.now - t1
+                return Self.commit(edit, &st, session, options, &timing)
             }
-            switch plan {
+            let patch: JSONValue
+            if let parsed {
+                patch = parsed
+            } else {
+                // The lane did not apply: its body is JSON (the scanner accepted it).
+                do throws(Failure) {
+                    patch = try parseJSON(request.body)
+                } catch {
+                    return .failed(error.response)
+                }
+            }
+            switch PatchPlan.classify(patch, canonical: st.canonical, system: st.system, context: &st.memberContext,
+                                      limits: limits) {
             case .invalid(let problems):
                 return .failed(Problems.invalidDocument(problems, patch: true))
             case .members(let edit):
                 timing.parse += ContinuousClock.now - t1
-                if edit.isEmpty { return Self.unchanged(st, options) }
-                return Self.commit(&st, session, options, &timing,
-                                   edit: { edit.apply(to: &$0) },
-                                   canonical: { edit.write(into: &$0) })
+                return Self.commit(edit, &st, session, options, &timing)
             case .general:
                 let patched = st.canonical.json.applyingMergePatch(patch)
                 let next: Document
@@ -98,6 +92,14 @@ extension LayoutAPI {
                                                  diagnostics: diagnostics, stats: stats)
             return .json(200, body, headers: [("ETag", EntityTagCondition.etag(revision)), timing.header])
         }
+    }
+
+    /// Commits a `members` edit (the answer of `unchanged` when it changes nothing).
+    private static func commit(_ edit: MemberEdit, _ st: inout SessionState, _ session: Session,
+                               _ options: QueryOptions, _ timing: inout ServerTiming) -> PatchOutcome {
+        if edit.isEmpty { return unchanged(st, options) }
+        return commit(&st, session, options, &timing, edit: { edit.apply(to: &$0) },
+                      canonical: { edit.write(into: &$0) })
     }
 
     /// The answer to a patch that leaves the document as it was: same revision, nothing solved.

@@ -41,14 +41,8 @@ enum NumberPatch {
     static func constant(_ change: JSONValue, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
                          limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
         guard case .object(let fields) = change, fields.count == 1, fields.keys[0] == "constant",
-              case .number(let value) = fields.values[0] else { return nil }
-        return constant(value, text: text, old: old, dialect: dialect, limits: limits)
-    }
-
-    /// The entry that `{"constant": value}` makes of `old` (as above).
-    static func constant(_ value: Double, text: ArraySlice<UInt8>, old: ConstraintEntry, dialect: Dialect,
-                         limits: DocumentLimits) -> (entry: ConstraintEntry, text: [UInt8])? {
-        guard let new = constantText(value, text: text, items: old.items.count,
+              case .number(let value) = fields.values[0],
+              let new = constantText(value, text: text, items: old.items.count,
                                      itemConstant: old.items.first?.constant ?? 0, dialect: dialect,
                                      limits: limits) else { return nil }
         return (withConstant(old, itemConstant(value)), new)
@@ -111,13 +105,6 @@ enum NumberPatch {
             default: return nil
             }
         }
-        return frame(width: width, height: height, text: text, old: old, limits: limits)
-    }
-
-    /// The view that `{"frame": {"width": width, "height": height}}` (the sizes given) makes of
-    /// `old` (as above).
-    static func frame(width: Double?, height: Double?, text: ArraySlice<UInt8>, old: View,
-                      limits: DocumentLimits) -> (view: View, text: [UInt8])? {
         guard old.kind == .view,
               let new = frameText(width: width, height: height, text: text, current: old.frame, limits: limits)
         else { return nil }

@@ -102,12 +102,12 @@ enum PatchPlan {
         return .members(edit)
     }
 
-    /// The plan for a patch read by `NumberPatch.body`: what `classify` gives for the same patch
-    /// parsed, when the lane applies, with the change kept as the number(s) it sets
+    /// The edit of a patch read by `NumberPatch.body`: the `members` plan `classify` gives for the
+    /// same patch parsed, when the lane applies, with the change kept as the number(s) it sets
     /// (`MemberEdit.constants`, `sizes`) rather than as the member it makes; nil when the lane
     /// does not apply (then the caller parses the patch and classifies it as usual).
-    static func classify(_ body: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
-                         limits: DocumentLimits) -> PatchPlan? {
+    static func edit(for body: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
+                     limits: DocumentLimits) -> MemberEdit? {
         guard canonical.count(.views) == system.document.views.count,
               canonical.count(.constraints) == system.document.constraints.count else { return nil }
         var edit = MemberEdit()
@@ -133,7 +133,7 @@ enum PatchPlan {
                 edit.sizes.append(.init(position: position, text: text, value: .init(width: width, height: height)))
             }
         }
-        return .members(edit)
+        return edit
     }
 
     /// A constraint entry's canonical text after `change`, and the value to validate: the same,
