@@ -1,0 +1,115 @@
+import CEvhttpFastPaths
+import CLibevent
+import EventHTTP
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Our `evbuffer_add_printf` and `evutil_ascii_strcasecmp` (Sources/CEvhttpFastPaths) against
+/// libevent's own, found behind ours with `dlsym(RTLD_NEXT, …)`, and in effect for libevent's
+/// calls.
+@Suite("libevent fast paths: same bytes and answers as libevent's own, used by evhttp")
+struct EvhttpFastPathsTests {
+    typealias StrCaseCmp = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+
+    /// libevent's `evbuffer_add_vprintf` (not overridden) stands in for its `evbuffer_add_printf`,
+    /// which is a va_start around it.
+    static func libeventLine(_ format: String, _ arguments: [CVarArg]) -> [UInt8] {
+        let buffer = evbuffer_new()!
+        defer { evbuffer_free(buffer) }
+        let n = withVaList(arguments) { evbuffer_add_vprintf(buffer, format, $0) }
+        #expect(n >= 0)
+        return drain(buffer)
+    }
+
+    /// Ours, called as libevent calls it.
+    static func fastLine(_ write: (OpaquePointer) -> Int32) -> (count: Int32, bytes: [UInt8]) {
+        let buffer = evbuffer_new()!
+        defer { evbuffer_free(buffer) }
+        let n = write(buffer)
+        return (n, drain(buffer))
+    }
+
+    static func drain(_ buffer: OpaquePointer) -> [UInt8] {
+        let length = evbuffer_get_length(buffer)
+        var out = [UInt8](repeating: 0, count: length)
+        _ = out.withUnsafeMutableBytes { evbuffer_remove(buffer, $0.baseAddress, length) }
+        return out
+    }
+
+    /// `evbuffer_add_printf` is variadic and does not import; ours is reached through its shim.
+    static func fastHeader(_ key: String, _ value: String) -> (count: Int32, bytes: [UInt8]) {
+        fastLine { buffer in key.withCString { k in value.withCString { v in layoutd_test_add_header_line(buffer, k, v) } } }
+    }
+
+    @Test("header lines: short, empty, long (beyond the stack buffer), non-ASCII")
+    func headerLines() {
+        let long = String(repeating: "v", count: 3000)
+        let cases: [(String, String)] = [
+            ("ETag", "\"1\""), ("Server-Timing", "parse;dur=0.012, solve;dur=0.034"), ("X", ""), ("", ""),
+            ("Content-Type", "application/json"), ("Long", long), (long, "x"), ("Non-ASCII", "héllo \u{1F600}"),
+        ]
+        for (key, value) in cases {
+            let expected = key.withCString { k in value.withCString { v in Self.libeventLine("%s: %s\r\n", [k, v]) } }
+            let ours = Self.fastHeader(key, value)
+            #expect(ours.bytes == expected)
+            #expect(Int(ours.count) == expected.count)
+        }
+    }
+
+    @Test("status lines: every digit count, negative numbers, empty and long reasons")
+    func statusLines() {
+        let cases: [(Int32, Int32, Int32, String)] = [
+            (1, 1, 200, "OK"), (1, 0, 404, "Not Found"), (0, 9, 0, ""), (12, 345, 6789, "x"),
+            (-1, -20, -300, "negative"), (Int32.max, Int32.min, 100, String(repeating: "r", count: 1000)),
+        ]
+        for (major, minor, code, reason) in cases {
+            let expected = reason.withCString { r in Self.libeventLine("HTTP/%d.%d %d %s\r\n", [major, minor, code, r]) }
+            let ours = Self.fastLine { buffer in reason.withCString { layoutd_test_add_status_line(buffer, major, minor, code, $0) } }
+            #expect(ours.bytes == expected)
+            #expect(Int(ours.count) == expected.count)
+        }
+    }
+
+    @Test("any other format is libevent's printf")
+    func otherFormats() {
+        let expected = Self.libeventLine("%x\r\n", [Int32(48879)])
+        let ours = Self.fastLine { layoutd_test_add_chunk_size($0, 48879) }
+        #expect(ours.bytes == expected)
+        #expect(String(decoding: ours.bytes, as: UTF8.self) == "beef\r\n")
+    }
+
+    @Test("header names compare as libevent's evutil_ascii_strcasecmp does")
+    func caseInsensitiveComparison() throws {
+        let original = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: -1), "evutil_ascii_strcasecmp"),
+                                    "libevent's own, behind ours (RTLD_NEXT)")
+        let libevent = unsafeBitCast(original, to: StrCaseCmp.self)
+        let ours: StrCaseCmp = evutil_ascii_strcasecmp
+        #expect(unsafeBitCast(ours, to: UnsafeMutableRawPointer.self) != original, "compared with libevent's, not ours")
+        let words = ["", "a", "A", "b", "Content-Length", "content-length", "CONTENT-LENGTH", "Content-Type",
+                     "Content", "Date", "date", "Z", "[", "`", "_", "\u{7F}", "é", "É", "\u{80}", "ETag", "etag"]
+        for a in words {
+            for b in words {
+                let theirs = a.withCString { x in b.withCString { y in libevent(x, y) } }
+                let ours = a.withCString { x in b.withCString { y in evutil_ascii_strcasecmp(x, y) } }
+                #expect(ours.signum() == theirs.signum(), "\(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test("evhttp's own calls reach them: a reply is written without printf")
+    func inEffectForLibevent() throws {
+        let headersBefore = layoutd_fast_header_lines()
+        let statusBefore = layoutd_fast_status_lines()
+        let server = try InProcessServer { _ in .json(#"{"ok":true}"#) }
+        let connection = try RawHTTPConnection(port: server.port)
+        let response = try connection.request("GET", "/x")
+        #expect(response.status == 200)
+        #expect(layoutd_fast_status_lines() > statusBefore)
+        // Content-Type, Content-Length and Date at least.
+        #expect(layoutd_fast_header_lines() >= headersBefore + 3)
+    }
+}
