@@ -348,10 +348,11 @@ final class Worker: @unchecked Sendable {
         var body: [UInt8] = []
         if let input = evhttp_request_get_input_buffer(req) {
             let length = evbuffer_get_length(input)
-            if length > 0 {
-                body = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-                    count = max(0, evbuffer_copyout(input, buffer.baseAddress, length))
-                }
+            // Made contiguous in place (a body read in one piece already is) and copied once.
+            // Not `Array(unsafeUninitializedCapacity:)`: it looks up the array's metadata at run
+            // time on every call.
+            if length > 0, let bytes = evbuffer_pullup(input, length) {
+                body = Array(UnsafeBufferPointer(start: bytes, count: length))
             }
         }
 

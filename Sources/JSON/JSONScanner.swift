@@ -65,9 +65,13 @@ public struct JSONScanner {
     /// Consumes a string whose content is exactly `expected` (plain, as `plainString`).
     public mutating func consumeKey(_ expected: StaticString) -> Bool {
         let start = offset
-        guard let content = plainString(),
-              content.count == expected.utf8CodeUnitCount,
-              content.elementsEqual(UnsafeBufferPointer(start: expected.utf8Start, count: content.count)) else {
+        guard let content = plainString(), content.count == expected.utf8CodeUnitCount else {
+            offset = start
+            return false
+        }
+        // Byte by byte (`elementsEqual` over two buffers cost ~370 instructions a key).
+        let e = expected.utf8Start
+        for i in 0..<content.count where content[i] != e[i] {
             offset = start
             return false
         }

@@ -226,24 +226,21 @@ public struct JSONChunk {
         if b { raw("true") } else { raw("false") }
     }
 
-    /// The bytes `body` writes into a chunk of `capacity` bytes, in one allocation (an answer
-    /// written piece by piece into a growing array paid a call and two checks per piece).
-    /// `capacity` is a bound: more traps. A large bound much larger than what was written is
-    /// copied to its size, so that a body lent to the network does not hold twice its memory.
+    /// The bytes `body` writes into a chunk of `capacity` bytes (an answer written piece by piece
+    /// into a growing array paid a call and two checks per piece). `capacity` is a bound: more
+    /// traps.
+    ///
+    /// The chunk is a temporary buffer (on the stack when it fits), copied once into an array of
+    /// exactly the bytes written: `Array(unsafeUninitializedCapacity:)` allocates through an
+    /// unspecialized runtime entry that looks up the array's metadata on every call (~550
+    /// instructions, more than the copy), and a bound's spare bytes would stay with the answer.
     @inlinable
     public static func bytes(capacity: Int, _ body: (inout JSONChunk) -> Void) -> [UInt8] {
-        let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, written in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, capacity)) { buffer in
             var chunk = JSONChunk(base: buffer.baseAddress!, capacity: capacity)
             body(&chunk)
-            written = chunk.count
+            return Array(UnsafeBufferPointer(start: buffer.baseAddress!, count: chunk.count))
         }
-        if capacity > 65_536 && out.count * 2 < capacity {
-            return [UInt8](unsafeUninitializedCapacity: out.count) { buffer, written in
-                _ = buffer.initialize(from: out)
-                written = out.count
-            }
-        }
-        return out
     }
 
     @inlinable @inline(__always)

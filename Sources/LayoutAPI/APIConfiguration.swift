@@ -50,19 +50,11 @@ public struct APIConfiguration: Sendable {
         DocumentLimits(maxViews: maxViews, maxConstraints: maxConstraints)
     }
 
-    private static let epoch = ContinuousClock.now
+    private static let epoch = MonotonicTime.now
 
-    /// Seconds since the process first asked, on `ContinuousClock`.
+    /// Seconds since the process first asked, on `ContinuousClock`'s clock (read as integers:
+    /// every request asks).
     @Sendable public static func monotonicSeconds() -> Double {
-        (ContinuousClock.now - epoch).seconds
+        Double(MonotonicTime.now - epoch) / 1e9
     }
-}
-
-extension Duration {
-    var seconds: Double {
-        let c = components
-        return Double(c.seconds) + Double(c.attoseconds) / 1e18
-    }
-
-    var milliseconds: Double { seconds * 1000 }
 }

@@ -19,7 +19,7 @@ extension LayoutAPI {
         guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
         let contentType = request.header("Content-Type")
         guard MediaType.isPatch(contentType) else { return Problems.unsupportedMediaType(contentType) }
-        let t0 = ContinuousClock.now
+        let t0 = MonotonicTime.now
         // The usual patches (one constant, a root's size) are read from the bytes; any other is
         // parsed here, so that a body that is not JSON is a 400 before the session is touched.
         let lane = NumberPatch.body(request.body)
@@ -31,7 +31,7 @@ extension LayoutAPI {
                 return error.response
             }
         }
-        var timing = ServerTiming(parse: ContinuousClock.now - t0)
+        var timing = ServerTiming(parse: MonotonicTime.now - t0)
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
 
         let outcome: PatchOutcome = session.withState { st in
@@ -40,9 +40,9 @@ extension LayoutAPI {
                 return .failed(Problems.preconditionFailed(revision: st.revision,
                     detail: "If-Match does not match the current revision \(st.revision)"))
             }
-            let t1 = ContinuousClock.now
+            let t1 = MonotonicTime.now
             if let lane, let edit = PatchPlan.edit(for: lane, canonical: st.canonical, system: st.system, limits: limits) {
-                timing.parse += ContinuousClock.now - t1
+                timing.parse += MonotonicTime.now - t1
                 return Self.commit(edit, &st, session, options, &timing)
             }
             let patch: JSONValue
@@ -61,7 +61,7 @@ extension LayoutAPI {
             case .invalid(let problems):
                 return .failed(Problems.invalidDocument(problems, patch: true))
             case .members(let edit):
-                timing.parse += ContinuousClock.now - t1
+                timing.parse += MonotonicTime.now - t1
                 return Self.commit(edit, &st, session, options, &timing)
             case .general:
                 let patched = st.canonical.json.applyingMergePatch(patch)
@@ -72,7 +72,7 @@ extension LayoutAPI {
                     return .failed(error.response)
                 }
                 let canonical = CanonicalDocument(DocumentParser.canonicalize(patched))
-                timing.parse += ContinuousClock.now - t1
+                timing.parse += MonotonicTime.now - t1
                 if canonical == st.canonical { return Self.unchanged(st, options) }
                 st.memberContext = nil
                 return Self.commit(&st, session, options, &timing, edit: { system in
@@ -124,7 +124,7 @@ extension LayoutAPI {
     private static func commit(_ st: inout SessionState, _ session: Session, _ options: QueryOptions,
                                _ timing: inout ServerTiming, edit: (inout LayoutSystem) -> EditStats,
                                canonical: (inout CanonicalDocument) -> Void) -> PatchOutcome {
-        let t2 = ContinuousClock.now
+        let t2 = MonotonicTime.now
         // The default answer (changed frames, relative) comes from refreshing `st.frames` in place.
         let inPlace = !options.allFrames && !options.absolute
         let before: [(id: String, frame: Frame)]? =
@@ -159,7 +159,7 @@ extension LayoutAPI {
                 frames = .init(after, keys: options.absolute ? nil : st.frameKeys)
             }
         }
-        timing.solve = ContinuousClock.now - t2
+        timing.solve = MonotonicTime.now - t2
         return .done(revision: st.revision, frames: frames, diagnostics: diagnostics, stats: stats)
     }
 

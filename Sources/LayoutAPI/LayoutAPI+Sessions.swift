@@ -15,14 +15,14 @@ extension LayoutAPI {
     /// `beforeValidation` runs after the JSON parse (PUT checks its preconditions there).
     func prepare(_ body: [UInt8], _ options: QueryOptions,
                  beforeValidation: () -> APIResponse? = { nil }) throws(Failure) -> Prepared {
-        let t0 = ContinuousClock.now
+        let t0 = MonotonicTime.now
         let json = try parseJSON(body)
         if let early = beforeValidation() { throw Failure(early) }
         let document = try validate(json)
-        let t1 = ContinuousClock.now
+        let t1 = MonotonicTime.now
         let (system, diagnostics) = SessionState.solve(document)
         if options.strict && !diagnostics.broken.isEmpty { throw Failure(Problems.strictConflict(diagnostics.broken)) }
-        let timing = ServerTiming(parse: t1 - t0, solve: ContinuousClock.now - t1)
+        let timing = ServerTiming(parse: t1 - t0, solve: MonotonicTime.now - t1)
         return Prepared(canonical: CanonicalDocument(DocumentParser.canonicalize(json)), system: system,
                         diagnostics: diagnostics, timing: timing)
     }

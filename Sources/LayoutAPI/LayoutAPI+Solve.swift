@@ -5,15 +5,15 @@ extension LayoutAPI {
     func solve(_ request: APIRequest, _ options: QueryOptions) -> APIResponse {
         do throws(Failure) {
             var timing = ServerTiming()
-            let t0 = ContinuousClock.now
+            let t0 = MonotonicTime.now
             let document = try validate(try parseJSON(request.body))
-            let t1 = ContinuousClock.now
+            let t1 = MonotonicTime.now
             let system = LayoutSystem(document: document)
             let diagnostics = system.diagnostics
             if options.strict && !diagnostics.broken.isEmpty { return Problems.strictConflict(diagnostics.broken) }
             let frames = system.frames(options.coordinates)
             timing.parse = t1 - t0
-            timing.solve = ContinuousClock.now - t1
+            timing.solve = MonotonicTime.now - t1
             return .json(200, ResultEncoder.solveBody(frames: frames, diagnostics: diagnostics),
                          headers: [timing.header])
         } catch {

@@ -125,8 +125,9 @@ public final class LayoutAPI: Sendable {
 
 /// Milliseconds for `Server-Timing`.
 struct ServerTiming {
-    var parse: Duration = .zero
-    var solve: Duration = .zero
+    /// Nanoseconds.
+    var parse: Int64 = 0
+    var solve: Int64 = 0
 
     /// `parse;dur=0.412, solve;dur=1.305`
     var header: (name: String, value: String) {
@@ -155,14 +156,10 @@ struct ServerTiming {
         return ("Server-Timing", value)
     }
 
-    /// Whole microseconds of `d` (never negative), capped so that the header stays within its
-    /// buffer (1e12 ms, far beyond any request).
-    private static func microseconds(_ d: Duration) -> Int {
-        // Integer arithmetic on the components (rounded to the nearest microsecond).
-        let c = d.components
-        let micro = min(Int(c.seconds), 999_999_999) * 1_000_000
-            + Int((c.attoseconds + 500_000_000_000) / 1_000_000_000_000)
-        return max(0, micro)
+    /// Whole microseconds of `nanoseconds` (rounded; never negative), capped so that the header
+    /// stays within its buffer (1e12 ms, far beyond any request).
+    private static func microseconds(_ nanoseconds: Int64) -> Int {
+        Int((min(max(0, nanoseconds), 999_999_999_000_000_000) + 500) / 1_000)
     }
 
     private static let parseLabel = Array("parse;dur=".utf8)
