@@ -65,13 +65,7 @@ public struct JSONScanner {
     /// Consumes a string whose content is exactly `expected` (plain, as `plainString`).
     public mutating func consumeKey(_ expected: StaticString) -> Bool {
         let start = offset
-        guard let content = plainString(), content.count == expected.utf8CodeUnitCount else {
-            offset = start
-            return false
-        }
-        // Byte by byte (`elementsEqual` over two buffers cost ~370 instructions a key).
-        let e = expected.utf8Start
-        for i in 0..<content.count where content[i] != e[i] {
+        guard let content = plainString(), content.hasBytes(of: expected) else {
             offset = start
             return false
         }
@@ -92,5 +86,25 @@ public struct JSONScanner {
     public mutating func isAtEnd() -> Bool {
         skipWhitespace()
         return offset == n
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these are exactly the UTF-8 bytes of `text`, compared byte by byte: the generic
+    /// `elementsEqual` / `starts(with:)` over two sequences cost a few hundred instructions for a
+    /// short key or path prefix, on every request.
+    @inlinable
+    public func hasBytes(of text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && hasPrefix(text)
+    }
+
+    /// Whether these bytes start with the UTF-8 bytes of `text`.
+    @inlinable
+    public func hasPrefix(_ text: StaticString) -> Bool {
+        let n = text.utf8CodeUnitCount
+        guard count >= n else { return false }
+        let t = text.utf8Start
+        for i in 0..<n where self[i] != t[i] { return false }
+        return true
     }
 }

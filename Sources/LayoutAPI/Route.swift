@@ -1,3 +1,5 @@
+import JSON
+
 /// The routes of http.md's table, matched on the percent-decoded path.
 enum Route: Equatable, Sendable {
     case healthz
@@ -12,6 +14,8 @@ enum Route: Equatable, Sendable {
     case clientScript
 
     static let sessionsPrefix = "/v1/sessions/"
+    /// `sessionsPrefix`, for matching bytes.
+    private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
 
     /// The route for `path`, or nil (404). Paths match exactly: no trailing `/`, no empty id.
     static func match(_ path: String) -> Route? {
@@ -48,18 +52,18 @@ enum Route: Equatable, Sendable {
     private static func matchSessionASCII(_ path: String) -> Route? {
         var path = path
         return path.withUTF8 { bytes -> Route? in
-            let prefix = sessionsPrefix.utf8
-            guard bytes.count > prefix.count, bytes.allSatisfy({ $0 < 0x80 }),
-                  bytes.starts(with: prefix) else { return nil }
-            let rest = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
+            let prefix = sessionsPrefixBytes
+            guard bytes.count > prefix.utf8CodeUnitCount, bytes.hasPrefix(prefix),
+                  bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
             let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
             guard slash > 0 else { return nil }
             let id = String(decoding: UnsafeBufferPointer(rebasing: rest[..<slash]), as: UTF8.self)
             if slash == rest.endIndex { return .session(id) }
             let sub = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
-            if sub.elementsEqual("frames".utf8) { return .sessionFrames(id) }
-            if sub.elementsEqual("events".utf8) { return .sessionEvents(id) }
-            if sub.elementsEqual("render.svg".utf8) { return .sessionRender(id) }
+            if sub.hasBytes(of: "frames") { return .sessionFrames(id) }
+            if sub.hasBytes(of: "events") { return .sessionEvents(id) }
+            if sub.hasBytes(of: "render.svg") { return .sessionRender(id) }
             return nil
         }
     }

@@ -86,4 +86,21 @@ struct JSONScannerTests {
             #expect(steps.allSatisfy { $0 }, "empty: \(steps)")
         }
     }
+
+    @Test("bytes compared with a static text: whole, prefix, shorter, longer, empty")
+    func staticTextComparison() {
+        let cases: [(String, Bool, Bool)] = [  // bytes, hasBytes(of: "frames"), hasPrefix("frames")
+            ("frames", true, true), ("framesX", false, true), ("frame", false, false), ("", false, false),
+            ("Frames", false, false), ("framez", false, false), ("xframes", false, false),
+        ]
+        for (original, whole, prefix) in cases {
+            var text = original
+            text.withUTF8 { bytes in
+                #expect(bytes.hasBytes(of: "frames") == whole, "\(original)")
+                #expect(bytes.hasPrefix("frames") == prefix, "\(original)")
+                #expect(bytes.hasPrefix(""))
+                #expect(bytes.hasBytes(of: "") == bytes.isEmpty)
+            }
+        }
+    }
 }
