@@ -105,8 +105,12 @@ public func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
 public func percentDecode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String {
     let utf8 = text.utf8
     // Most texts have nothing to decode (every request path goes through here): a byte search
-    // for each of the two characters, not a closure per byte.
-    guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+    // for each of the two characters over the contiguous bytes (through the view's iterator it
+    // cost ~25 instructions a byte).
+    func contains(_ byte: UInt8) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? utf8.contains(byte)
+    }
+    guard contains(UInt8(ascii: "%")) || (plusAsSpace && contains(UInt8(ascii: "+"))) else {
         return String(text)
     }
     var bytes: [UInt8] = []

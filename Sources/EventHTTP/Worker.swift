@@ -339,7 +339,7 @@ final class Worker: @unchecked Sendable {
             var entry = list.pointee.tqh_first
             while let header = entry {
                 if let key = header.pointee.key, let value = header.pointee.value {
-                    headers.append((String(cString: key), String(cString: value)))
+                    headers.append((knownHeaderName(key) ?? String(cString: key), String(cString: value)))
                 }
                 entry = header.pointee.next.tqe_next
             }
@@ -498,4 +498,28 @@ private func workerDrainCheckCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeM
 private func workerConnectionClosedCallback(_ connection: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
     guard let connection, let arg else { return }
     Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().connectionClosed(connection)
+}
+
+/// The usual request header names, as written by clients (curl, browsers, load tools), as
+/// string literals (immortal: no allocation): a name that is exactly one of them costs a byte
+/// comparison instead of a `String(cString:)` (its length, UTF-8 validation, a string made) on
+/// every request.
+private let knownHeaderNames: [String] = [
+    "Host", "Content-Type", "Content-Length", "Accept", "User-Agent", "Connection", "If-Match",
+    "If-None-Match", "Origin", "Accept-Encoding", "Transfer-Encoding",
+]
+
+/// `key` as one of `knownHeaderNames` (spelled exactly so), or nil.
+private func knownHeaderName(_ key: UnsafePointer<CChar>) -> String? {
+    let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+    for name in knownHeaderNames {
+        let same = name.utf8.withContiguousStorageIfAvailable { text -> Bool in
+            // The name's bytes and then the key's terminating NUL (a longer key differs there;
+            // a shorter one at its NUL).
+            for i in text.indices where bytes[i] != text[i] { return false }
+            return bytes[text.count] == 0
+        }
+        if same == true { return name }
+    }
+    return nil
 }

@@ -31,9 +31,16 @@ public struct APIResponse: Sendable {
         // One array of the final size (a literal plus `+` would allocate two).
         var all: [(name: String, value: String)] = []
         all.reserveCapacity(1 + headers.count)
-        all.append(("Content-Type", "application/json"))
+        all.append(("Content-Type", MediaType.json))
         all.append(contentsOf: headers)
         return APIResponse(status: status, headers: all, body: body)
+    }
+
+    /// A JSON answer with an `ETag` and a `Server-Timing` (every PATCH and session answer): its
+    /// headers in one array literal, one allocation.
+    static func json(_ status: Int, _ body: [UInt8], etag: String, timing: ServerTiming) -> APIResponse {
+        APIResponse(status: status, headers: [("Content-Type", MediaType.json), ("ETag", etag), timing.header],
+                    body: body)
     }
 
     mutating func addHeader(_ name: String, _ value: String) {

@@ -90,7 +90,7 @@ extension LayoutAPI {
         case .done(let revision, let frames, let diagnostics, let stats):
             let body = ResultEncoder.sessionBody(id: nil, revision: revision, document: nil, frames: frames,
                                                  diagnostics: diagnostics, stats: stats)
-            return .json(200, body, headers: [("ETag", EntityTagCondition.etag(revision)), timing.header])
+            return .json(200, body, etag: EntityTagCondition.etag(revision), timing: timing)
         }
     }
 

@@ -65,7 +65,7 @@ extension LayoutAPI {
             : .init(state.frames, keys: state.frameKeys)
         let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: frames,
                                              diagnostics: state.diagnostics, stats: nil)
-        return .json(status, body, headers: [("ETag", EntityTagCondition.etag(state.revision)), timing.header])
+        return .json(status, body, etag: EntityTagCondition.etag(state.revision), timing: timing)
     }
 
     /// `/v1/sessions/<id>` with `#` escaped (the only id character that is not URL-safe).

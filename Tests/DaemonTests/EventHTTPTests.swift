@@ -104,6 +104,24 @@ struct EventHTTPTests {
         #expect(request.remotePort > 0)
     }
 
+    @Test("header names arrive as sent, the usual ones (taken from a table) as well as others")
+    func headerNames() throws {
+        let seen = Shared<HTTPRequest?>(nil)
+        let server = try InProcessServer { request in
+            seen.set(request)
+            return .json("{}")
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        let sent = [("Content-Type", "a"), ("content-type", "b"), ("Content-Typ", "c"), ("Content-Types", "d"),
+                    ("If-None-Match", "e"), ("If-Match", "f"), ("Transfer-Encodings", "g"), ("Origin", "h"),
+                    ("Accept", "i"), ("Accept-Language", "j")]
+        let response = try connection.request("GET", "/x", headers: sent)
+        #expect(response.status == 200)
+        let request = try #require(seen.get())
+        let received = request.headers.filter { $0.name != "Host" }.map { "\($0.name)=\($0.value)" }
+        #expect(received == sent.map { "\($0.0)=\($0.1)" })
+    }
+
     @Test("no body goes out with 204 or 304, and the default content type is application/json")
     func bodylessStatuses() throws {
         let server = try InProcessServer { request in
