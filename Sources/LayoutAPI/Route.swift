@@ -13,9 +13,9 @@ enum Route: Equatable, Sendable {
     case playground
     case clientScript
 
-    static let sessionsPrefix = "/v1/sessions/"
     /// `sessionsPrefix`, for matching bytes.
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
+    static let sessionsPrefix = sessionsPrefixBytes.description
 
     /// The route for `path`, or nil (404). Paths match exactly: no trailing `/`, no empty id.
     static func match(_ path: String) -> Route? {

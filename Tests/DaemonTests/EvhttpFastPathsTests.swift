@@ -102,14 +102,14 @@ struct EvhttpFastPathsTests {
 
     @Test("evhttp's own calls reach them: a reply is written without printf")
     func inEffectForLibevent() throws {
-        let headersBefore = layoutd_fast_header_lines()
-        let statusBefore = layoutd_fast_status_lines()
         let server = try InProcessServer { _ in .json(#"{"ok":true}"#) }
         let connection = try RawHTTPConnection(port: server.port)
+        // Other tests' servers may write lines meanwhile: they can only set the flags too.
+        layoutd_fast_paths_reset()
         let response = try connection.request("GET", "/x")
         #expect(response.status == 200)
-        #expect(layoutd_fast_status_lines() > statusBefore)
-        // Content-Type, Content-Length and Date at least.
-        #expect(layoutd_fast_header_lines() >= headersBefore + 3)
+        let used = layoutd_fast_paths_used()
+        #expect(used & Int32(LAYOUTD_FAST_STATUS_LINE) != 0)
+        #expect(used & Int32(LAYOUTD_FAST_HEADER_LINE) != 0)
     }
 }

@@ -7,10 +7,11 @@
 
 struct evbuffer;
 
-/// How many header lines and status lines this process's `evbuffer_add_printf` wrote without
-/// printf (relaxed counters: a test reads them to check the override is in effect).
-uint64_t layoutd_fast_header_lines(void);
-uint64_t layoutd_fast_status_lines(void);
+/// Which of this process's fast paths wrote a line since `layoutd_fast_paths_reset()`: a test
+/// reads them to check that evhttp's own calls reach the overrides.
+enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2 };
+int layoutd_fast_paths_used(void);
+void layoutd_fast_paths_reset(void);
 
 /// The overridden comparison, under its libevent name (declared here for the tests).
 int evutil_ascii_strcasecmp(const char *s1, const char *s2);
