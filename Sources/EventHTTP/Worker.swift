@@ -348,11 +348,18 @@ final class Worker: @unchecked Sendable {
         var body: [UInt8] = []
         if let input = evhttp_request_get_input_buffer(req) {
             let length = evbuffer_get_length(input)
-            // Made contiguous in place (a body read in one piece already is) and copied once.
-            // Not `Array(unsafeUninitializedCapacity:)`: it looks up the array's metadata at run
-            // time on every call.
-            if length > 0, let bytes = evbuffer_pullup(input, length) {
-                body = Array(UnsafeBufferPointer(start: bytes, count: length))
+            // Copied once. Not `Array(unsafeUninitializedCapacity:)`: it looks up the array's
+            // metadata at run time on every call.
+            if length > 0 {
+                if evbuffer_get_contiguous_space(input) >= length, let bytes = evbuffer_pullup(input, length) {
+                    // Read in one piece (the usual small body): read where it lies.
+                    body = Array(UnsafeBufferPointer(start: bytes, count: length))
+                } else {
+                    // In pieces: made contiguous, pullup would copy it once more.
+                    body = [UInt8](repeating: 0, count: length)
+                    let copied = body.withUnsafeMutableBytes { evbuffer_copyout(input, $0.baseAddress, length) }
+                    if copied < length { body.removeLast(length - max(0, copied)) }
+                }
             }
         }
 

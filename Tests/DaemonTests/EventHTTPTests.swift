@@ -104,6 +104,24 @@ struct EventHTTPTests {
         #expect(request.remotePort > 0)
     }
 
+    @Test("a request body arrives whole, whether it came in one read or in many", arguments: [1, 700, 300_000])
+    func requestBodies(size: Int) throws {
+        let seen = Shared<[UInt8]?>(nil)
+        let server = try InProcessServer { request in
+            seen.set(request.body)
+            return .json("{}")
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        var generator = SystemRandomNumberGenerator()
+        let body = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let response = try connection.request("PUT", "/x", body: body)
+        #expect(response.status == 200)
+        let received = try #require(seen.get())
+        #expect(received.count == body.count)
+        let same = received == body  // compared first: a failing #expect(a == b) prints both, 300 kB each
+        #expect(same, "the bytes differ")
+    }
+
     @Test("header names arrive as sent, the usual ones (taken from a table) as well as others")
     func headerNames() throws {
         let seen = Shared<HTTPRequest?>(nil)
