@@ -99,11 +99,11 @@ class Server:
         return time.monotonic() - t0, rc
 
 
-def layoutd(port, threads=None, extra=(), logfile="/tmp/layoutd-load.log"):
-    argv = [LAYOUTD, "serve", "--port", str(port)]
+def layoutd(port, threads=None, extra=(), logfile="/tmp/layoutd-load.log", binary=None, name="layoutd"):
+    argv = [binary or LAYOUTD, "serve", "--port", str(port)]
     if threads:
         argv += ["--threads", str(threads)]
-    return Server("layoutd", argv + list(extra), port, logfile)
+    return Server(name, argv + list(extra), port, logfile)
 
 
 def ceiling(binary, port, threads=2, logfile="/tmp/ceiling-load.log"):
