@@ -518,15 +518,5 @@ private let knownHeaderNames: [String] = [
 
 /// `key` as one of `knownHeaderNames` (spelled exactly so), or nil.
 private func knownHeaderName(_ key: UnsafePointer<CChar>) -> String? {
-    let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
-    for name in knownHeaderNames {
-        let same = name.utf8.withContiguousStorageIfAvailable { text -> Bool in
-            // The name's bytes and then the key's terminating NUL (a longer key differs there;
-            // a shorter one at its NUL).
-            for i in text.indices where bytes[i] != text[i] { return false }
-            return bytes[text.count] == 0
-        }
-        if same == true { return name }
-    }
-    return nil
+    knownHeaderNames.first { name in name.withCString { strcmp($0, key) == 0 } }
 }
