@@ -1,23 +1,27 @@
-// Two libevent 2.1 functions, overridden for the process.
+// Three functions libevent 2.1 calls on every request, overridden for the process.
 //
 // evhttp writes every response header with `evbuffer_add_printf(out, "%s: %s\r\n", key, value)`
 // and the status line with `"HTTP/%d.%d %d %s\r\n"`: through glibc's vsnprintf that is about
 // 1,300 instructions a line and one of the largest code paths of a request (measured with
 // callgrind: 8,000 instructions of a 79,000-instruction PATCH). It compares header names with
 // `evutil_ascii_strcasecmp`, which calls a function per character (3,000 instructions a
-// request). libevent calls both through its PLT, so definitions in the executable take their
-// place for libevent's own calls (ELF symbol interposition, as mimalloc does for malloc).
+// request). It reads a request's HTTP version with `sscanf(version, "HTTP/%d.%d%c", ...)`
+// (glibc's `__isoc99_sscanf`: 1,500 instructions a request). libevent calls all three through
+// its PLT, so definitions in the executable take their place for libevent's own calls (ELF
+// symbol interposition, as mimalloc does for malloc).
 //
-// Both produce exactly what libevent's do: the two format strings above are written
-// directly, any other format goes to libevent's own `evbuffer_add_vprintf`. Tests compare them
-// byte for byte (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a libevent ever bind
-// these calls internally, or change its formats, the overrides are simply not used: nothing
-// else depends on them.
+// All produce exactly what the originals do: the format strings above are handled directly
+// when their input has the plain shape, anything else goes to the original (libevent's
+// `evbuffer_add_vprintf`, glibc's `vsscanf`). Tests compare them with the originals
+// (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a libevent ever bind these calls
+// internally, or change its formats, the overrides are simply not used: nothing else depends on
+// them.
 #include "CEvhttpFastPaths.h"
 
 #include <event2/buffer.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +135,67 @@ int evutil_ascii_strcasecmp(const char *s1, const char *s2) {
         }
         if (c1 == 0) return 0;
     }
+}
+
+/// Reads 1 to 9 decimal digits at `*p` into `*value` and moves `*p` past them; false (nothing
+/// moved) for anything else, which is left to sscanf (signs, spaces, overflow).
+static int take_digits(const char **p, int *value) {
+    const char *s = *p;
+    int v = 0, n = 0;
+    while (s[n] >= '0' && s[n] <= '9') {
+        if (n == 9) return 0;
+        v = v * 10 + (s[n] - '0');
+        n++;
+    }
+    if (n == 0) return 0;
+    *value = v;
+    *p = s + n;
+    return 1;
+}
+
+/// `sscanf(text, "HTTP/%d.%d%c", major, minor, ch)` on the plain shape "HTTP/<digits>.<digits>"
+/// and an optional character: the same count and values as glibc. -1 when `text` has another
+/// shape (then nothing is written).
+static int scan_http_version(const char *text, int *major, int *minor, char *ch) {
+    if (strncmp(text, "HTTP/", 5) != 0) return -1;
+    const char *p = text + 5;
+    int a, b;
+    if (!take_digits(&p, &a) || *p != '.') return -1;
+    p++;
+    if (!take_digits(&p, &b)) return -1;
+    *major = a;
+    *minor = b;
+    note_used(LAYOUTD_FAST_HTTP_VERSION);
+    if (*p == 0) return 2;  // %c at the end of the input: an input failure after two conversions
+    *ch = *p;
+    return 3;
+}
+
+// glibc's name for sscanf under C99 and later, the one libevent links against.
+int __isoc99_sscanf(const char *text, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    int result = -1;
+    if (text != NULL && strcmp(format, "HTTP/%d.%d%c") == 0) {
+        va_list copy;
+        va_copy(copy, ap);
+        int *major = va_arg(copy, int *);
+        int *minor = va_arg(copy, int *);
+        char *ch = va_arg(copy, char *);
+        va_end(copy);
+        result = scan_http_version(text, major, minor, ch);
+        if (result >= 0) {
+            va_end(ap);
+            return result;
+        }
+    }
+    result = vsscanf(text, format, ap);
+    va_end(ap);
+    return result;
+}
+
+int layoutd_test_scan_http_version(const char *text, int *major, int *minor, char *ch) {
+    return sscanf(text, "HTTP/%d.%d%c", major, minor, ch);
 }
 
 int layoutd_test_add_header_line(struct evbuffer *buf, const char *key, const char *value) {

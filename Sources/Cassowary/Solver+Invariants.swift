@@ -5,7 +5,7 @@ extension Solver {
     /// fully reduced (only non-basic symbols, no external), feasible, and dummy rows hold only
     /// dummies at 0; external rows reference only basic externals (no basic restricted symbol) and
     /// never in a cycle; the column index matches the rows; objectives hold only non-basic
-    /// restricted symbols.
+    /// restricted symbols; only externals have values.
     func invariantViolations() -> [String] {
         var out: [String] = []
         var expected = [[Int32]](repeating: [], count: kinds.count)
@@ -49,6 +49,10 @@ extension Solver {
         // Cached values match a direct evaluation once brought up to date.
         var fresh = self
         fresh.updateValues()
+        // Only externals carry values (the sweep multiplies every other symbol's by 0).
+        for i in kinds.indices where kinds[i] != .external && (values[i] != 0 || fresh.values[i] != 0) {
+            out.append("symbol \(i) is not external but has value \(fresh.values[i])")
+        }
         for i in kinds.indices where kinds[i] == .external {
             let direct = evaluate(Int32(i))
             if abs(fresh.values[i] - direct) > 1e-6 * max(1, abs(direct)) {

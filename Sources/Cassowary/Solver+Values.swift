@@ -104,6 +104,10 @@ extension Solver {
         for x in dirty {
             let xi = Int(x)
             isDirty[xi] = false
+            // Only externals have values. A removal lists every row that held the marker,
+            // restricted ones too; a restricted symbol given its row's constant here would keep
+            // it after leaving the basis, and the sweep would add it into external rows.
+            if kinds[xi] != .external { continue }
             if isBasic[xi] && stamp[xi] > 0 {
                 from = min(from, Int(stamp[xi]) - 1)
                 markPending(Int(stamp[xi]) - 1)

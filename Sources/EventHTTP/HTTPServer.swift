@@ -70,8 +70,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var workers: [Worker] = []
     private var portLock: PortLock?
     private var controlBase: OpaquePointer?
-    private var stopEvent: OpaquePointer?
-    private var workerExitEvent: OpaquePointer?
+    private var stopBell: Doorbell?
+    private var workerExitBell: Doorbell?
     private var signalEvents: [OpaquePointer] = []
     // Touched on the control loop only.
     private var shutdownStarted = false
@@ -108,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
                 boundPort = port
                 return shutdownRequested
             }
-            if stopAtOnce, let stopEvent { event_active(stopEvent, EV_READ, 0) }
+            if stopAtOnce { stopBell?.ring() }
             return port
         } catch {
             lock.withLock { state = .idle }
@@ -184,9 +184,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard let base = event_base_new() else { throw HTTPServerError.libevent("event_base_new failed") }
         controlBase = base
         let me = Unmanaged.passUnretained(self).toOpaque()
-        stopEvent = event_new(base, -1, 0, controlStopCallback, me)
-        workerExitEvent = event_new(base, -1, 0, controlWorkerExitCallback, me)
-        guard stopEvent != nil, workerExitEvent != nil else { throw HTTPServerError.libevent("event_new failed") }
+        stopBell = try Doorbell(base: base) { [unowned self] in controlStop(signal: nil) }
+        workerExitBell = try Doorbell(base: base) { [unowned self] in controlWorkerExit() }
         if configuration.handleSignals {
             for signalNumber in [SIGINT, SIGTERM] {
                 guard let event = event_new(base, signalNumber, Int16(EV_SIGNAL | EV_PERSIST), controlSignalCallback, me),
@@ -201,10 +200,10 @@ public final class HTTPServer: @unchecked Sendable {
     private func freeControlLoop() {
         for event in signalEvents { event_free(event) }  // restores the previous signal handlers
         signalEvents = []
-        if let stopEvent { event_free(stopEvent) }
-        if let workerExitEvent { event_free(workerExitEvent) }
-        stopEvent = nil
-        workerExitEvent = nil
+        stopBell?.invalidate()
+        workerExitBell?.invalidate()
+        stopBell = nil
+        workerExitBell = nil
         if let controlBase { event_base_free(controlBase) }
         controlBase = nil
     }
@@ -246,9 +245,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func shutdown() {
         lock.withLock {
             shutdownRequested = true
-            if state == .started || state == .running, let stopEvent {
-                event_active(stopEvent, EV_READ, 0)
-            }
+            if state == .started || state == .running { stopBell?.ring() }
         }
     }
 
@@ -292,7 +289,7 @@ public final class HTTPServer: @unchecked Sendable {
     private func workerExited() {
         lock.withLock {
             exitedWorkers += 1
-            if let workerExitEvent { event_active(workerExitEvent, EV_READ, 0) }
+            workerExitBell?.ring()
         }
     }
 
@@ -304,8 +301,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// Process-wide libevent set-up, done once before the first `event_base` exists.
 enum LibeventRuntime {
     private static let once: Void = {
-        // Loops are touched from other threads (event_active, loopbreak): enable locking.
-        _ = evthread_use_pthreads()
+        // No `evthread_use_pthreads()`: each base is touched by one thread, other threads ring a
+        // Doorbell, so libevent's locks (a mutex around every event operation) stay off.
         // A client that goes away must not kill the process on the next write.
         signal(SIGPIPE, SIG_IGN)
     }()
@@ -315,19 +312,9 @@ enum LibeventRuntime {
 
 // C callbacks: free functions in a non-main file, so that they are not main-actor isolated.
 
-private func controlStopCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
-    guard let arg else { return }
-    Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().controlStop(signal: nil)
-}
-
 private func controlSignalCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().controlStop(signal: fd)
-}
-
-private func controlWorkerExitCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
-    guard let arg else { return }
-    Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().controlWorkerExit()
 }
 
 private func workerThreadEntry(_ arg: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {

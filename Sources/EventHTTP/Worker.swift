@@ -8,9 +8,9 @@ import Darwin
 
 /// One worker thread's event loop: its own `event_base`, `evhttp` and listener.
 ///
-/// Everything libevent-related is touched on the worker's own thread only, except the handful of
-/// calls libevent allows across threads once `evthread_use_pthreads` ran (`event_active`,
-/// `event_base_loopbreak`), which other threads use through ``perform(_:)`` and friends.
+/// Everything libevent-related is touched on the worker's own thread only: other threads hand it
+/// work through ``perform(_:)`` and friends, which ring the worker's ``Doorbell`` (libevent's own
+/// cross-thread calls would need its locks on every event operation).
 final class Worker: @unchecked Sendable {
     let index: Int
     let configuration: HTTPServerConfiguration
@@ -20,7 +20,7 @@ final class Worker: @unchecked Sendable {
     let base: OpaquePointer
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
-    private var wakeEvent: OpaquePointer?
+    private var doorbell: Doorbell?
     /// evhttp keeps the pointer it is given as the default content type: it must outlive `http`.
     private var defaultContentType: UnsafeMutablePointer<CChar>?
 
@@ -71,10 +71,11 @@ final class Worker: @unchecked Sendable {
 
         let me = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_gencb(http, workerRequestCallback, me)
-        wakeEvent = event_new(base, -1, 0, workerWakeCallback, me)
-        if wakeEvent == nil {
+        do {
+            doorbell = try Doorbell(base: base) { [unowned self] in runMailbox() }
+        } catch {
             destroyUnstarted()
-            throw HTTPServerError.libevent("event_new failed")
+            throw error
         }
     }
 
@@ -126,8 +127,8 @@ final class Worker: @unchecked Sendable {
         if let http { evhttp_free(http) }
         http = nil
         bound = nil
-        if let wakeEvent { event_free(wakeEvent) }
-        wakeEvent = nil
+        doorbell?.invalidate()
+        doorbell = nil
         event_base_free(base)
         free(defaultContentType)
         defaultContentType = nil
@@ -156,8 +157,8 @@ final class Worker: @unchecked Sendable {
         for stream in streams.values { stream.abandon() }
         streams.removeAll()
         connections.removeAll()
-        if let wakeEvent { event_free(wakeEvent) }
-        wakeEvent = nil
+        doorbell?.invalidate()
+        doorbell = nil
         event_base_free(base)
         free(defaultContentType)
         defaultContentType = nil
@@ -198,14 +199,14 @@ final class Worker: @unchecked Sendable {
     @discardableResult
     func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
         mailboxLock.withLock {
-            guard !exited, let wakeEvent else { return false }
+            guard !exited, let doorbell else { return false }
             mailbox.append(job)
-            event_active(wakeEvent, EV_READ, 0)
+            doorbell.ring()
             return true
         }
     }
 
-    fileprivate func runMailbox() {
+    private func runMailbox() {
         let jobs = mailboxLock.withLock { () -> [@Sendable () -> Void] in
             let jobs = mailbox
             mailbox.removeAll(keepingCapacity: true)
@@ -219,9 +220,7 @@ final class Worker: @unchecked Sendable {
     }
 
     func requestImmediateStop() {
-        mailboxLock.withLock {
-            if !exited { event_base_loopbreak(base) }
-        }
+        enqueue { [self] in event_base_loopbreak(base) }
     }
 
     private func beginDrain() {
@@ -490,11 +489,6 @@ private func releaseResponseBody(_ data: UnsafeRawPointer?, _ length: Int, _ arg
 private func workerRequestCallback(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
     guard let req, let arg else { return }
     Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().handle(req)
-}
-
-private func workerWakeCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
-    guard let arg else { return }
-    Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().runMailbox()
 }
 
 private func workerDrainCheckCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

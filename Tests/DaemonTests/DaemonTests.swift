@@ -169,6 +169,24 @@ struct DaemonTests {
         #expect(throws: (any Error).self) { _ = try daemon.connect().request("GET", "/healthz") }
     }
 
+    @Test("a second SIGTERM stops at once a daemon still waiting for a request in flight")
+    func secondSignalStopsAtOnce() throws {
+        let daemon = try Daemon(["--shutdown-grace-seconds", "30"])
+        let connection = try daemon.connect()
+        #expect(try connection.request("GET", "/healthz").status == 200)
+        // Half a request keeps its worker draining for up to the 30 s grace.
+        try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+        usleep(100_000)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: 1) == nil, "still draining after the first signal")
+        let started = Date()
+        daemon.signal(SIGTERM)
+        let status = daemon.waitForExit(timeout: 5)
+        #expect(status == 0, "exit status \(String(describing: status)); stderr:\n\(daemon.stderr)")
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(daemon.stderr.contains("second signal"))
+    }
+
     @Test("garbage on the wire gets a 400 and the daemon keeps serving")
     func garbage() throws {
         let daemon = try Daemon()

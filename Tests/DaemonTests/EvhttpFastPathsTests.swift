@@ -8,9 +8,9 @@ import Testing
 import Glibc
 #endif
 
-/// Our `evbuffer_add_printf` and `evutil_ascii_strcasecmp` (Sources/CEvhttpFastPaths) against
-/// libevent's own, found behind ours with `dlsym(RTLD_NEXT, …)`, and in effect for libevent's
-/// calls.
+/// Our `evbuffer_add_printf`, `evutil_ascii_strcasecmp` and `__isoc99_sscanf`
+/// (Sources/CEvhttpFastPaths) against libevent's and glibc's own (found behind ours with
+/// `dlsym(RTLD_NEXT, …)`, or their `v` forms), and in effect for libevent's calls.
 @Suite("libevent fast paths: same bytes and answers as libevent's own, used by evhttp")
 struct EvhttpFastPathsTests {
     typealias StrCaseCmp = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
@@ -100,7 +100,30 @@ struct EvhttpFastPathsTests {
         }
     }
 
-    @Test("evhttp's own calls reach them: a reply is written without printf")
+    @Test("HTTP versions scan as glibc's sscanf(\"HTTP/%d.%d%c\") does: count and values, odd shapes too")
+    func httpVersions() {
+        let cases = ["HTTP/1.1", "HTTP/1.0", "HTTP/0.9", "HTTP/2.0", "HTTP/1.1 ", "HTTP/1.1x", "HTTP/01.001",
+                     "HTTP/123456789.987654321", "HTTP/1234567890.1", "HTTP/99999999999.1", "HTTP/-1.1",
+                     "HTTP/+1.1", "HTTP/ 1.1", "HTTP/1. 1", "HTTP/1.-1", "HTTP/1", "HTTP/1.", "HTTP/.1",
+                     "HTTP/", "HTTP", "http/1.1", "", "FTP/1.1", "HTTP/1,1", "HTTP/1.1\r"]
+        for text in cases {
+            var (m1, n1, c1): (Int32, Int32, CChar) = (-7, -7, 0x5A)
+            var (m2, n2, c2): (Int32, Int32, CChar) = (-7, -7, 0x5A)
+            let theirs = text.withCString { t in
+                withUnsafeMutablePointer(to: &m1) { m in withUnsafeMutablePointer(to: &n1) { n in
+                    withUnsafeMutablePointer(to: &c1) { c in
+                        withVaList([m, n, c]) { vsscanf(t, "HTTP/%d.%d%c", $0) } } } }
+            }
+            let ours = text.withCString { layoutd_test_scan_http_version($0, &m2, &n2, &c2) }
+            #expect(ours == theirs, "\(text)")
+            // What glibc assigned, ours assigned alike (the rest is left as it was).
+            if theirs >= 1 { #expect(m2 == m1, "\(text)") }
+            if theirs >= 2 { #expect(n2 == n1, "\(text)") }
+            if theirs >= 3 { #expect(c2 == c1, "\(text)") }
+        }
+    }
+
+    @Test("evhttp's own calls reach them: a request read and a reply written without scanf and printf")
     func inEffectForLibevent() throws {
         let server = try InProcessServer { _ in .json(#"{"ok":true}"#) }
         let connection = try RawHTTPConnection(port: server.port)
@@ -111,5 +134,6 @@ struct EvhttpFastPathsTests {
         let used = layoutd_fast_paths_used()
         #expect(used & Int32(LAYOUTD_FAST_STATUS_LINE) != 0)
         #expect(used & Int32(LAYOUTD_FAST_HEADER_LINE) != 0)
+        #expect(used & Int32(LAYOUTD_FAST_HTTP_VERSION) != 0)
     }
 }
