@@ -40,7 +40,12 @@ public struct APIEventStream: Sendable {
 /// sink is called while this list's lock is held (a sink may end at once and unsubscribe).
 /// `publish` and `subscribe` run under the session's state lock, so every subscriber sees each
 /// revision exactly once and in order, starting from the snapshot it was given.
-final class SessionEvents: Sendable {
+final class SessionEvents: @unchecked Sendable {
+    /// Whether `subscribe` ever ran. Touched only by `subscribe` and `publish`, which are called
+    /// with the session's state lock held, so it needs no lock of its own: `publish` on a session
+    /// nobody ever watched (the usual case, once per edit) takes no lock and reads no list.
+    private var everSubscribed = false
+
     private struct State {
         var subscribers: [Subscriber] = []
         var nextToken = 0
@@ -58,6 +63,7 @@ final class SessionEvents: Sendable {
     /// with the session's state lock held and the session alive.
     func subscribe(_ sink: any SSESink, absolute: Bool, current st: SessionState) -> Int {
         let frames = absolute ? st.system.frames(.absolute) : st.frames
+        everSubscribed = true
         let subscriber: Subscriber = state.withLock { s in
             let sub = Subscriber(token: s.nextToken, sink: sink, absolute: absolute)
             s.nextToken += 1
@@ -84,6 +90,7 @@ final class SessionEvents: Sendable {
     /// previous one (new views included), the views that went away, and the diagnostics. Call
     /// with the session's state lock held, after every change of revision.
     func publish(_ st: SessionState) {
+        guard everSubscribed else { return }
         typealias Work = (subscribers: [Subscriber], relative: String?, absolute: String?)
         let work: Work? = state.withLock { s in
             if s.subscribers.isEmpty {

@@ -89,7 +89,6 @@ class Tally:
         self.reconnects = 0
         self.unrecorded = 0
         self.timing = {}                           # kind -> [n, sum of Server-Timing durations by name]
-        self.timing_seen = 0                       # answers offered to server_timing()
 
     def add(self, req, status, latency):
         if req.sent < self.record_from:
@@ -120,19 +119,9 @@ class Tally:
             for name, v in sums.items():
                 mine[1][name] = mine[1].get(name, 0.0) + v
 
-    # One answer in TIMING_SAMPLE has its Server-Timing read: parsing every one cost this client
-    # 3.5 us per request (a tenth of its CPU), work it did for layoutd and not for a server
-    # without the header, and that extra interpreter work on the same cores raised the measured
-    # server's CPU per request by about 5% (docs/load.md, seventh session). The kinds come in
-    # random order, so the per-kind means are those of a uniform sample.
-    TIMING_SAMPLE = 16
-
     def server_timing(self, req, head):
-        """Add the Server-Timing durations (ms) of a sampled answer to the per-kind sums."""
+        """Add the Server-Timing durations (ms) of an answer to the per-kind sums."""
         if req.sent < self.record_from:
-            return
-        self.timing_seen += 1
-        if self.timing_seen % self.TIMING_SAMPLE:
             return
         j = head.find(b"\r\nserver-timing:")
         if j < 0:
