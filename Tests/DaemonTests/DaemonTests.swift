@@ -150,15 +150,21 @@ struct DaemonTests {
         #expect(daemon.waitForExit(timeout: 5) == 0)
     }
 
-    @Test("a request in flight when SIGTERM arrives is still answered, with Connection: close")
-    func inFlightRequestFinishes() throws {
-        let daemon = try Daemon(["--shutdown-grace-seconds", "4"])
+    /// A daemon with `grace` seconds of shutdown grace, sent SIGTERM while a connection has half a
+    /// request in it (headers and 5 of its 10 body bytes: the rest is "67890").
+    private func sigtermWithHalfARequest(grace: String) throws -> (Daemon, RawHTTPConnection) {
+        let daemon = try Daemon(["--shutdown-grace-seconds", grace])
         let connection = try daemon.connect()
         #expect(try connection.request("GET", "/healthz").status == 200)
-        // Half a request: headers and part of the body.
         try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
         usleep(100_000)
         daemon.signal(SIGTERM)
+        return (daemon, connection)
+    }
+
+    @Test("a request in flight when SIGTERM arrives is still answered, with Connection: close")
+    func inFlightRequestFinishes() throws {
+        let (daemon, connection) = try sigtermWithHalfARequest(grace: "4")
         usleep(300_000)
         try connection.send("67890")
         let response = try connection.readResponse()
@@ -171,13 +177,8 @@ struct DaemonTests {
 
     @Test("a second SIGTERM stops at once a daemon still waiting for a request in flight")
     func secondSignalStopsAtOnce() throws {
-        let daemon = try Daemon(["--shutdown-grace-seconds", "30"])
-        let connection = try daemon.connect()
-        #expect(try connection.request("GET", "/healthz").status == 200)
         // Half a request keeps its worker draining for up to the 30 s grace.
-        try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
-        usleep(100_000)
-        daemon.signal(SIGTERM)
+        let (daemon, connection) = try sigtermWithHalfARequest(grace: "30")
         #expect(daemon.waitForExit(timeout: 1) == nil, "still draining after the first signal")
         let started = Date()
         daemon.signal(SIGTERM)
@@ -185,6 +186,7 @@ struct DaemonTests {
         #expect(status == 0, "exit status \(String(describing: status)); stderr:\n\(daemon.stderr)")
         #expect(Date().timeIntervalSince(started) < 3)
         #expect(daemon.stderr.contains("second signal"))
+        _ = connection
     }
 
     @Test("garbage on the wire gets a 400 and the daemon keeps serving")
