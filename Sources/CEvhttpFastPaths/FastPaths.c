@@ -184,12 +184,9 @@ int __isoc99_sscanf(const char *text, const char *format, ...) {
         char *ch = va_arg(copy, char *);
         va_end(copy);
         result = scan_http_version(text, major, minor, ch);
-        if (result >= 0) {
-            va_end(ap);
-            return result;
-        }
     }
-    result = vsscanf(text, format, ap);
+    // Another format, or another shape of the version: glibc's own.
+    if (result < 0) result = vsscanf(text, format, ap);
     va_end(ap);
     return result;
 }

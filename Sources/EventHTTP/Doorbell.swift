@@ -23,7 +23,7 @@ final class Doorbell: @unchecked Sendable {
     private var event: OpaquePointer?
     private let action: () -> Void
 
-    /// Throws ``HTTPServerError/libevent(_:)`` when the socket pair or the event cannot be made.
+    /// Throws ``HTTPServerError/libevent(_:)`` when the pipe or its event cannot be made.
     init(base: OpaquePointer, action: @escaping () -> Void) throws {
         self.action = action
         var ends: [Int32] = [-1, -1]
@@ -37,17 +37,14 @@ final class Doorbell: @unchecked Sendable {
             _ = evutil_make_socket_closeonexec(end)
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let event = event_new(base, readEnd, Int16(EV_READ | EV_PERSIST), doorbellCallback, me),
-              event_add(event, nil) == 0 else {
-            invalidate()
+        event = event_new(base, readEnd, Int16(EV_READ | EV_PERSIST), doorbellCallback, me)
+        guard let event, event_add(event, nil) == 0 else {
+            invalidate()  // frees the event too, when it was made
             throw HTTPServerError.libevent("cannot watch a doorbell")
         }
-        self.event = event
     }
 
     deinit { invalidate() }
-
-
 
     /// Asks the loop to run the action soon. Any thread; a no-op once closed. When the pipe is
     /// full, earlier rings are still unread, so the loop wakes anyway.
