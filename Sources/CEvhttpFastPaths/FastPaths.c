@@ -97,15 +97,17 @@ static int add_status_line(struct evbuffer *buf, int major, int minor, int code,
 int evbuffer_add_printf(struct evbuffer *buf, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int result;
-    // A NULL string (glibc prints "(null)") is left to printf, as is any other format.
+    int result = 0, handled = 0;
     if (strcmp(fmt, "%s: %s\r\n") == 0) {
         va_list copy;
         va_copy(copy, ap);
         const char *key = va_arg(copy, const char *);
         const char *value = va_arg(copy, const char *);
         va_end(copy);
-        result = key != NULL && value != NULL ? add_header_line(buf, key, value) : evbuffer_add_vprintf(buf, fmt, ap);
+        if (key != NULL && value != NULL) {
+            result = add_header_line(buf, key, value);
+            handled = 1;
+        }
     } else if (strcmp(fmt, "HTTP/%d.%d %d %s\r\n") == 0) {
         va_list copy;
         va_copy(copy, ap);
@@ -114,10 +116,13 @@ int evbuffer_add_printf(struct evbuffer *buf, const char *fmt, ...) {
         int code = va_arg(copy, int);
         const char *reason = va_arg(copy, const char *);
         va_end(copy);
-        result = reason != NULL ? add_status_line(buf, major, minor, code, reason) : evbuffer_add_vprintf(buf, fmt, ap);
-    } else {
-        result = evbuffer_add_vprintf(buf, fmt, ap);
+        if (reason != NULL) {
+            result = add_status_line(buf, major, minor, code, reason);
+            handled = 1;
+        }
     }
+    // Any other format, or a NULL string (glibc prints "(null)"): libevent's own.
+    if (!handled) result = evbuffer_add_vprintf(buf, fmt, ap);
     va_end(ap);
     return result;
 }

@@ -124,9 +124,20 @@ final class Worker: @unchecked Sendable {
     /// Frees everything of a worker whose loop never ran.
     func destroyUnstarted() {
         mailboxLock.withLock { exited = true }
+        freeHTTP()
+        freeBase()
+    }
+
+    /// Frees the evhttp: its listeners and every connection (our close callback runs for each
+    /// connection still open).
+    private func freeHTTP() {
         if let http { evhttp_free(http) }
         http = nil
         bound = nil
+    }
+
+    /// Frees the doorbell, the event base and what evhttp kept a pointer to: last.
+    private func freeBase() {
         doorbell?.invalidate()
         doorbell = nil
         event_base_free(base)
@@ -149,19 +160,12 @@ final class Worker: @unchecked Sendable {
             mailbox.removeAll()
         }
         draining = true
-        // Frees the listeners and every connection; our close callback runs for each connection
-        // still open and releases its stream.
-        if let http { evhttp_free(http) }
-        http = nil
-        bound = nil
+        // Our close callback releases each open connection's stream.
+        freeHTTP()
         for stream in streams.values { stream.abandon() }
         streams.removeAll()
         connections.removeAll()
-        doorbell?.invalidate()
-        doorbell = nil
-        event_base_free(base)
-        free(defaultContentType)
-        defaultContentType = nil
+        freeBase()
     }
 
     /// An event base whose epoll backend batches its interest changes (`EPOLL_USE_CHANGELIST`):
