@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
         .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
-        // libevent's header printf, header-name comparison and HTTP-version sscanf, overridden for
+        // libevent's header printf, header-name comparison, HTTP-version sscanf and read sizing, overridden for
         // the process (see Sources/CEvhttpFastPaths/FastPaths.c).
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
         .target(name: "CEvhttpFastPaths", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),

@@ -1,4 +1,4 @@
-// Three functions libevent 2.1 calls on every request, overridden for the process.
+// Four functions libevent 2.1 calls on every request, overridden for the process.
 //
 // evhttp writes every response header with `evbuffer_add_printf(out, "%s: %s\r\n", key, value)`
 // and the status line with `"HTTP/%d.%d %d %s\r\n"`: through glibc's vsnprintf that is about
@@ -6,7 +6,9 @@
 // callgrind: 8,000 instructions of a 79,000-instruction PATCH). It compares header names with
 // `evutil_ascii_strcasecmp`, which calls a function per character (3,000 instructions a
 // request). It reads a request's HTTP version with `sscanf(version, "HTTP/%d.%d%c", ...)`
-// (glibc's `__isoc99_sscanf`: 1,500 instructions a request). libevent calls all three through
+// (glibc's `__isoc99_sscanf`: 1,500 instructions a request). Before every read of a socket it
+// asks the kernel how many bytes are waiting (`ioctl(fd, FIONREAD)`, a system call a request)
+// only to size the read, which it caps at 4,096 bytes anyway. libevent calls all four through
 // its PLT, so definitions in the executable take their place for libevent's own calls (ELF
 // symbol interposition, as mimalloc does for malloc).
 //
@@ -16,14 +18,19 @@
 // (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a libevent ever bind these calls
 // internally, or change its formats, the overrides are simply not used: nothing else depends on
 // them.
+#define _GNU_SOURCE  // dl_iterate_phdr
 #include "CEvhttpFastPaths.h"
 
 #include <event2/buffer.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // Which fast paths ran since the last reset (for the test that checks evhttp's calls reach
 // them). Set once and then only read: a counter bumped per line by every worker would move its
@@ -210,4 +217,57 @@ int layoutd_test_add_status_line(struct evbuffer *buf, int major, int minor, int
 
 int layoutd_test_add_chunk_size(struct evbuffer *buf, unsigned size) {
     return evbuffer_add_printf(buf, "%x\r\n", size);
+}
+
+// MARK: FIONREAD
+
+// evbuffer_read's cap on one read (libevent 2.1's EVBUFFER_MAX_READ): the size it uses when the
+// kernel's answer is larger, zero or an error.
+enum { LIBEVENT_MAX_READ = 4096 };
+
+// The executable segments of the object that defines libevent's `evbuffer_read` (found once, at
+// load): an `ioctl` returning there is libevent's.
+static uintptr_t libevent_text_start, libevent_text_end;
+
+static int find_libevent_text(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    uintptr_t target = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_X) == 0) continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        if (target >= start && target < end) {
+            libevent_text_start = start;
+            libevent_text_end = end;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+__attribute__((constructor)) static void locate_libevent(void) {
+    dl_iterate_phdr(find_libevent_text, (void *)(uintptr_t)&evbuffer_read);
+}
+
+/// libevent sizes each socket read with `ioctl(fd, FIONREAD, &n)` and then reads
+/// min(n, 4096) bytes, or 4096 when the call fails or says 0. Answering 4096 for its calls saves
+/// the system call: the read asks for up to 4,096 bytes and the kernel gives what is there (the
+/// same bytes in the same reads: a bufferevent reads once per readiness of its socket either
+/// way). Every other caller, and every other request, gets the kernel's answer.
+int ioctl(int fd, unsigned long request, ...) {
+    va_list ap;
+    va_start(ap, request);
+    void *argument = va_arg(ap, void *);
+    va_end(ap);
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    if (request == FIONREAD && argument != NULL && caller >= libevent_text_start && caller < libevent_text_end) {
+        *(int *)argument = LIBEVENT_MAX_READ;
+        note_used(LAYOUTD_FAST_READ_SIZE);
+        return 0;
+    }
+    return (int)syscall(SYS_ioctl, fd, request, argument);
+}
+
+int layoutd_test_bytes_readable(int fd, int *count) {
+    return ioctl(fd, FIONREAD, count);
 }

@@ -46,8 +46,7 @@ extension Solver {
             if kind != .external && owner[s] < 0 { continue }
             let sym = Int32(s)
             if costs[s] != 0 { continue }
-            let upBlocked = isBlocked(sym, direction: 1)
-            let downBlocked = kind == .external ? isBlocked(sym, direction: -1) : true
+            let (upBlocked, downBlocked) = blocked(sym, bothWays: kind == .external)
             if upBlocked && downBlocked { continue }
             let rates = rates(of: sym)
             if rates.isEmpty { continue }
@@ -56,19 +55,27 @@ extension Solver {
         return out
     }
 
-    /// True when moving `s` in `direction` would immediately make a restricted basic row negative
-    /// (or move a basic dummy).
-    func isBlocked(_ s: Int32, direction: Double) -> Bool {
+    /// Whether moving `s` up (and, when `bothWays`, down; otherwise down counts as blocked)
+    /// would immediately make a restricted basic row negative, or move a basic dummy.
+    ///
+    /// One walk of the column answers both directions. A restricted row blocks only when its
+    /// constant is zero (degenerate): that is tested first, since the constant sits in `rows`
+    /// while the coefficient is in the row's own cells, another allocation, which most rows
+    /// never need read (this check runs over every candidate's column after each pivot).
+    func blocked(_ s: Int32, bothWays: Bool) -> (up: Bool, down: Bool) {
+        var up = false, down = !bothWays
         for b in columns[Int(s)] {
             let bi = Int(b)
             switch kinds[bi] {
             case .external: continue
-            case .dummy: return true
+            case .dummy: return (true, true)
             case .slack, .error:
-                let c = rows[bi].coefficient(s) * direction
-                if c < 0 && rows[bi].constant < 1e-9 { return true }
+                guard rows[bi].constant < 1e-9 else { continue }
+                let c = rows[bi].coefficient(s)
+                if c < 0 { up = true } else if c > 0 { down = true }
+                if up && down { return (true, true) }
             }
         }
-        return false
+        return (up, down)
     }
 }

@@ -4,19 +4,19 @@ extension Solver {
     /// Applies a change of `delta` to the constraint's expression constant: the marker is renamed
     /// `marker_old = marker_new + shift`, which moves the constant of every row holding it.
     /// - Returns: a basic dummy (a redundant required equality) that became non-zero, if any.
-    mutating func shiftMarker(_ record: ConstraintRecord, by delta: Double) -> Int32? {
-        let shift = record.rowScale * delta / record.markerCoefficient
-        let m = Int(record.marker)
+    mutating func shiftMarker(_ change: MarkerShift, by delta: Double) -> Int32? {
+        let shift = change.rowScale * delta / change.markerCoefficient
+        let m = Int(change.marker)
         var inconsistent: Int32? = nil
         infeasible.removeAll()
         if isBasic[m] {
             rows[m].constant -= shift
-            if kinds[m].isRestricted { noteShifted(CollectionOfOne(record.marker)) }
-            if !checkRestricted(record.marker) { inconsistent = record.marker }
+            if kinds[m].isRestricted { noteShifted(CollectionOfOne(change.marker)) }
+            if !checkRestricted(change.marker) { inconsistent = change.marker }
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
             // what it finds for the bookkeeping below.
-            let column = columns[m], marker = record.marker
+            let column = columns[m], marker = change.marker
             // Scratch lists kept by the solver (two allocations per constant change otherwise).
             var negative: [Int32] = [], shifted: [Int32] = []
             swap(&negative, &scratchNegative)

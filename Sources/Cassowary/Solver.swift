@@ -174,25 +174,43 @@ public struct Solver: Sendable {
     ///   makes the required constraints infeasible (the constant is then put back and the solver
     ///   holds the previous solution).
     public mutating func setConstant(_ id: ConstraintID, to constant: Double) throws(SolverError) {
-        guard var record = record(id) else { throw .unknownConstraint }
+        let i = Int(id.index)
+        guard i >= 0, i < records.count else { throw .unknownConstraint }
         guard constant.isFinite else { throw .invalidArgument("non-finite constant") }
-        let delta = constant - record.expression.constant
-        if delta == 0 { return }
-        record.expression.constant = constant
-        records[Int(id.index)] = record
-        var failing = shiftMarker(record, by: delta)
+        let old: Double, shift: MarkerShift
+        switch Self.changeConstant(of: &records[i], to: constant) {
+        case .noRecord: throw .unknownConstraint
+        case .unchanged: return
+        case .changed(let o, let s): (old, shift) = (o, s)
+        }
+        let delta = constant - old
+        var failing = shiftMarker(shift, by: delta)
         if failing == nil { failing = dualOptimize() }
         if let failing {
             let conflicts = requiredOwners(inRowOf: failing, plus: [id])
-            record.expression.constant -= delta
-            records[Int(id.index)] = record
-            _ = shiftMarker(record, by: -delta)
+            _ = Self.changeConstant(of: &records[i], to: old)
+            _ = shiftMarker(shift, by: -delta)
             // The failed dual pass may have pivoted other rows negative: queue every one.
             collectInfeasibleRows()
             _ = dualOptimize()
             optimize()
             throw .unsatisfiable(conflicts: conflicts)
         }
+    }
+
+    private enum ConstantChange {
+        case noRecord, unchanged
+        case changed(old: Double, shift: MarkerShift)
+    }
+
+    /// Sets the record's expression constant, reading and writing the record in place: a copy
+    /// (which the array's subscript makes) would retain its expression's terms and its conflict
+    /// list, cold memory on an edit of a session that has not been edited for a while.
+    private static func changeConstant(of record: inout ConstraintRecord?, to constant: Double) -> ConstantChange {
+        guard let old = record?.expression.constant else { return .noRecord }
+        if old == constant { return .unchanged }
+        record?.expression.constant = constant
+        return .changed(old: old, shift: record!.markerShift)
     }
 
     /// The constant of a constraint's expression.
@@ -281,9 +299,23 @@ struct ConstraintRecord: Sendable {
     var rowScale: Double = 1
     var conflicts: [ConstraintID] = []
 
+    /// What a change of the expression's constant needs (see `Solver.shiftMarker`).
+    var markerShift: MarkerShift {
+        MarkerShift(marker: marker, rowScale: rowScale, markerCoefficient: markerCoefficient)
+    }
+
     init(expression: Expression, relation: Relation, priority: Double) {
         self.expression = expression
         self.relation = relation
         self.priority = priority
     }
+}
+
+/// How a change of a constraint's constant moves its marker: `marker_old = marker_new + shift`
+/// with `shift = rowScale · delta / markerCoefficient` (the record's fields, without the rest of
+/// the record).
+struct MarkerShift {
+    var marker: Int32
+    var rowScale: Double
+    var markerCoefficient: Double
 }

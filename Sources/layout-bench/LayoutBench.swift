@@ -39,6 +39,8 @@ struct LayoutBench: ParsableCommand {
     var sessions: Int = 1
     @Option(help: "session-patch: send the patches this many times (each round to other sessions when --sessions > 1).")
     var rounds: Int = 1
+    @Option(name: .customLong("evict-kib"), help: "session-patch: before each PATCH (untimed) write this many KiB of another buffer, as a load client and the kernel sharing the cores evict the daemon's caches between two requests (0: off).")
+    var evictKiB: Int = 0
     @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
     var parseOnly: Int?
 

@@ -28,6 +28,8 @@ extension LayoutBench {
             }
         }
         var times: [String: [Double]] = ["constant": [], "resize": []]
+        var eviction = [UInt64](repeating: 0, count: evictKiB * 128)
+        var evictionRound: UInt64 = 0
         var bytes = 0
         let start = DispatchTime.now().uptimeNanoseconds
         let sent = (0..<max(1, rounds)).lazy.flatMap { _ in bodies }
@@ -35,6 +37,14 @@ extension LayoutBench {
             // A stride coprime with the count visits every session, in an order the caches do
             // not follow.
             let path = paths[(i * 7919 + i / bodies.count) % count]
+            if !eviction.isEmpty {
+                // Written, not read: dirty lines must leave the caches to make room.
+                evictionRound &+= 1
+                let round = evictionRound
+                eviction.withUnsafeMutableBufferPointer { b in
+                    for j in stride(from: 0, to: b.count, by: 8) { b[j] = round }
+                }
+            }
             let t0 = DispatchTime.now().uptimeNanoseconds
             let r = api.handle(APIRequest(method: "PATCH", path: path, query: "", headers: headers, body: body))
             times[kind, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
@@ -50,6 +60,7 @@ extension LayoutBench {
         for kind in ["constant", "resize"] {
             let t = times[kind] ?? []
             emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views, "sessions": count,
+                    "evict_kib": evictKiB,
                     "response_bytes_mean": Double(bytes) / Double(max(1, times.values.map(\.count).reduce(0, +)))])
                  + stats(t, "us"))
         }

@@ -44,6 +44,23 @@ struct StorageTests {
         }
     }
 
+    /// Whether moving `s` in `direction` immediately makes a restricted basic row negative (or
+    /// moves a basic dummy), as first written: a walk of the column per direction, each
+    /// restricted row's coefficient read before its constant.
+    static func referenceIsBlocked(_ solver: Solver, _ s: Int32, direction: Double) -> Bool {
+        for b in solver.columns[Int(s)] {
+            let bi = Int(b)
+            switch solver.kinds[bi] {
+            case .external: continue
+            case .dummy: return true
+            case .slack, .error:
+                let c = solver.rows[bi].coefficient(s) * direction
+                if c < 0 && solver.rows[bi].constant < 1e-9 { return true }
+            }
+        }
+        return false
+    }
+
     /// `freeDirections` as it was written first: `lexSign` asked for each symbol.
     static func referenceFreeDirections(_ s: Solver) -> [FreeDirection] {
         var out: [FreeDirection] = []
@@ -51,8 +68,10 @@ struct StorageTests {
             let kind = s.kinds[i]
             let sym = Int32(i)
             if kind == .dummy || s.lexSign(sym) != 0 || (kind != .external && s.owner[i] < 0) { continue }
-            let up = s.isBlocked(sym, direction: 1)
-            let down = kind == .external ? s.isBlocked(sym, direction: -1) : true
+            let up = referenceIsBlocked(s, sym, direction: 1)
+            let down = kind == .external ? referenceIsBlocked(s, sym, direction: -1) : true
+            let (oneUp, oneDown) = s.blocked(sym, bothWays: kind == .external)
+            #expect(oneUp == up && oneDown == down, "one walk of the column answers as one walk per direction")
             if up && down { continue }
             let rates = s.rates(of: sym)
             if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }

@@ -8,9 +8,10 @@ import Testing
 import Glibc
 #endif
 
-/// Our `evbuffer_add_printf`, `evutil_ascii_strcasecmp` and `__isoc99_sscanf`
+/// Our `evbuffer_add_printf`, `evutil_ascii_strcasecmp`, `__isoc99_sscanf` and `ioctl`
 /// (Sources/CEvhttpFastPaths) against libevent's and glibc's own (found behind ours with
-/// `dlsym(RTLD_NEXT, …)`, or their `v` forms), and in effect for libevent's calls.
+/// `dlsym(RTLD_NEXT, …)`, or their `v` forms, or the kernel), and in effect for libevent's calls.
+/// A large body read intact through the `ioctl` override is EventHTTPTests' 300 kB round trip.
 @Suite("libevent fast paths: same bytes and answers as libevent's own, used by evhttp")
 struct EvhttpFastPathsTests {
     typealias StrCaseCmp = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
@@ -135,5 +136,25 @@ struct EvhttpFastPathsTests {
         #expect(used & Int32(LAYOUTD_FAST_STATUS_LINE) != 0)
         #expect(used & Int32(LAYOUTD_FAST_HEADER_LINE) != 0)
         #expect(used & Int32(LAYOUTD_FAST_HTTP_VERSION) != 0)
+        #expect(used & Int32(LAYOUTD_FAST_READ_SIZE) != 0)
+    }
+
+    @Test("a socket's waiting bytes are the kernel's for every caller but libevent, past 4,096 too; errors are the kernel's")
+    func bytesReadableOutsideLibevent() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        var count: Int32 = -1
+        #expect(layoutd_test_bytes_readable(fds[1], &count) == 0)
+        #expect(count == 0)
+        for (size, total) in [(10, 10), (5_000, 5_010)] {
+            let bytes = [UInt8](repeating: 7, count: size)
+            #expect(bytes.withUnsafeBytes { write(fds[0], $0.baseAddress, size) } == size)
+            #expect(layoutd_test_bytes_readable(fds[1], &count) == 0)
+            #expect(count == Int32(total))
+        }
+        errno = 0
+        #expect(layoutd_test_bytes_readable(-1, &count) == -1)
+        #expect(errno == EBADF)
     }
 }

@@ -1,4 +1,4 @@
-// Faster versions of three functions that evhttp calls for every request and response.
+// Faster versions of four functions that evhttp calls for every request and response.
 // See FastPaths.c for why and how; docs/benchmarks.md ("HTTP edge") for what they save.
 #ifndef LAYOUTD_CEVHTTPFASTPATHS_H
 #define LAYOUTD_CEVHTTPFASTPATHS_H
@@ -9,7 +9,8 @@ struct evbuffer;
 
 /// Which of this process's fast paths wrote a line since `layoutd_fast_paths_reset()`: a test
 /// reads them to check that evhttp's own calls reach the overrides.
-enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2, LAYOUTD_FAST_HTTP_VERSION = 4 };
+enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2, LAYOUTD_FAST_HTTP_VERSION = 4,
+       LAYOUTD_FAST_READ_SIZE = 8 };
 int layoutd_fast_paths_used(void);
 void layoutd_fast_paths_reset(void);
 
@@ -23,5 +24,8 @@ int layoutd_test_add_status_line(struct evbuffer *buf, int major, int minor, int
 int layoutd_test_add_chunk_size(struct evbuffer *buf, unsigned size);
 /// `sscanf(text, "HTTP/%d.%d%c", major, minor, ch)` as evhttp calls it (through the override).
 int layoutd_test_scan_http_version(const char *text, int *major, int *minor, char *ch);
+
+/// `ioctl(fd, FIONREAD, count)` called from outside libevent (the kernel's answer).
+int layoutd_test_bytes_readable(int fd, int *count);
 
 #endif
