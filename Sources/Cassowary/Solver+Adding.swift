@@ -141,7 +141,7 @@ extension Solver {
                 statistics.pivots += 1
             }
         }
-        var column: [Int32] = []
+        var column = Column()
         swap(&column, &columns[Int(art)])
         for b in column {
             rows[Int(b)].remove(art)

@@ -11,9 +11,7 @@ extension Solver {
         for i in rows.indices where rows[i].cells.capacity > rows[i].cells.count {
             rows[i].cells = rows[i].cells.exactlySized()
         }
-        for i in columns.indices where columns[i].capacity > columns[i].count {
-            columns[i] = columns[i].exactlySized()
-        }
+        for i in columns.indices { columns[i].compact() }
         for i in objectives.indices {
             objectives[i].sparse.cells = objectives[i].sparse.cells.exactlySized()
             objectives[i].dense = objectives[i].dense.exactlySized()

@@ -117,7 +117,7 @@ extension Solver {
             }
             if !pivoted {
                 // Every row's net dependence on the marker is zero: its direct cells cancel.
-                var column: [Int32] = []
+                var column = Column()
                 swap(&column, &columns[Int(m)])
                 for b in column {
                     rows[Int(b)].remove(m)

@@ -7,7 +7,7 @@ extension Solver {
         kinds.append(kind)
         rows.append(Row())
         isBasic.append(false)
-        columns.append([])
+        columns.append(Column())
         owner.append(id)
         isCandidate.append(false)
         stamp.append(0)
@@ -99,12 +99,12 @@ extension Solver {
     /// With `intoReducedRowsOnly`, only external rows that reference nothing (stamp 0) take it.
     mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
         shiftedUnknown = true
-        var column: [Int32] = []
+        var column = Column()
         swap(&column, &columns[Int(s)])
         if intoReducedRowsOnly {
             // The rows that keep `s` as a reference are re-indexed (their slots change).
             for b in column where stamp[Int(b)] != 0 { index(b, cell: rows[Int(b)].search(s)) }
-            column = column.filter { stamp[Int($0)] == 0 }
+            column = Column(column.filter { stamp[Int($0)] == 0 })
         }
         for b in column {
             let bi = Int(b)
@@ -127,7 +127,7 @@ extension Solver {
         // `s` is basic now and its column empty; the buffer is kept for when it leaves again (the
         // dual simplex flips the same symbols back and forth).
         if !intoReducedRowsOnly && columns[Int(s)].isEmpty {
-            column.removeAll(keepingCapacity: true)
+            column.removeAll()
             swap(&column, &columns[Int(s)])
         }
         if intoReducedRowsOnly { return }

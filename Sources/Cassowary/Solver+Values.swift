@@ -181,7 +181,7 @@ extension Solver {
     /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
     /// meaning (listed in `dirty`).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
-                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<[Int32]>,
+                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<Column>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
         var w = max(0, from) >> 6
@@ -204,7 +204,7 @@ extension Solver {
                 values[xi] = v
                 moved.append(x)
                 // Only external rows reference an external, and only rows installed after it.
-                columns[xi].withUnsafeBufferPointer { column in
+                columns[xi].withEntries { column in
                     for y in column {
                         let j = Int(stamps[Int(y)]) - 1
                         if j > k { pending[j >> 6] |= 1 << UInt64(j & 63) }

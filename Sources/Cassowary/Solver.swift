@@ -25,8 +25,8 @@ public struct Solver: Sendable {
     var rows: [Row] = []
     var isBasic: [Bool] = []
     /// For each symbol, the basic symbols whose rows hold it, in no particular order (each cell
-    /// records its slot, so a row leaves a column in O(1)).
-    var columns: [[Int32]] = []
+    /// records its slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
+    var columns: [Column] = []
     /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
     var owner: [Int32] = []
 
