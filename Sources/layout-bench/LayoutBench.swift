@@ -41,6 +41,8 @@ struct LayoutBench: ParsableCommand {
     var rounds: Int = 1
     @Option(name: .customLong("evict-kib"), help: "session-patch: before each PATCH (untimed) write this many KiB of another buffer, as a load client and the kernel sharing the cores evict the daemon's caches between two requests (0: off).")
     var evictKiB: Int = 0
+    @Flag(help: "session-patch: after the eviction, send the same PATCH (untimed) to another session first: the code and the state all sessions share are warm again, the timed session's own state is as cold as the eviction left it.")
+    var warmOther = false
     @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
     var parseOnly: Int?
 

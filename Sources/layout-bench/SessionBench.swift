@@ -45,6 +45,10 @@ extension LayoutBench {
                     for j in stride(from: 0, to: b.count, by: 8) { b[j] = round }
                 }
             }
+            if warmOther && count > 1 {
+                let other = paths[(i * 7919 + i / bodies.count + 1) % count]
+                _ = api.handle(APIRequest(method: "PATCH", path: other, query: "", headers: headers, body: body))
+            }
             let t0 = DispatchTime.now().uptimeNanoseconds
             let r = api.handle(APIRequest(method: "PATCH", path: path, query: "", headers: headers, body: body))
             times[kind, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
@@ -60,7 +64,7 @@ extension LayoutBench {
         for kind in ["constant", "resize"] {
             let t = times[kind] ?? []
             emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views, "sessions": count,
-                    "evict_kib": evictKiB,
+                    "evict_kib": evictKiB, "warm_other": warmOther,
                     "response_bytes_mean": Double(bytes) / Double(max(1, times.values.map(\.count).reduce(0, +)))])
                  + stats(t, "us"))
         }
