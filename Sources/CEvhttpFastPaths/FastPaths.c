@@ -12,12 +12,13 @@
 // its PLT, so definitions in the executable take their place for libevent's own calls (ELF
 // symbol interposition, as mimalloc does for malloc).
 //
-// All produce exactly what the originals do: the format strings above are handled directly
-// when their input has the plain shape, anything else goes to the original (libevent's
-// `evbuffer_add_vprintf`, glibc's `vsscanf`). Tests compare them with the originals
-// (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a libevent ever bind these calls
-// internally, or change its formats, the overrides are simply not used: nothing else depends on
-// them.
+// The first three produce exactly what the originals do: the format strings above are handled
+// directly when their input has the plain shape, anything else goes to the original (libevent's
+// `evbuffer_add_vprintf`, glibc's `vsscanf`). The fourth answers only libevent's FIONREAD, with
+// the read size libevent would settle on anyway, and passes every other call to the kernel.
+// Tests compare them with the originals (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a
+// libevent ever bind these calls internally, or change its formats, the overrides are simply not
+// used: nothing else depends on them.
 #define _GNU_SOURCE  // dl_iterate_phdr
 #include "CEvhttpFastPaths.h"
 

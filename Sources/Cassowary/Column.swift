@@ -10,7 +10,8 @@
 /// simplex moves the same symbols in and out of the basis, and a column that flipped between
 /// the two forms would allocate each time.
 struct Column: Sendable {
-    private var inline: (Int32, Int32, Int32) = (-1, -1, -1)
+    /// Entries past the count are left over, never read.
+    private var inline: (Int32, Int32, Int32) = (0, 0, 0)
     /// The number of entries while inline; -1 once spilled (the count is then `spill.count`).
     private var inlineCount: Int32 = 0
     private var spill: [Int32] = []
@@ -71,7 +72,6 @@ struct Column: Sendable {
             spill.append(inline.1)
             spill.append(inline.2)
             spill.append(b)
-            inline = (-1, -1, -1)
             inlineCount = -1
             return
         }
@@ -83,24 +83,14 @@ struct Column: Sendable {
     mutating func removeLast() -> Int32 {
         if inlineCount < 0 { return spill.removeLast() }
         precondition(inlineCount > 0, "removeLast on an empty Column")
+        let last = self[Int(inlineCount) - 1]
         inlineCount -= 1
-        let last: Int32
-        switch inlineCount {
-        case 0: last = inline.0; inline.0 = -1
-        case 1: last = inline.1; inline.1 = -1
-        default: last = inline.2; inline.2 = -1
-        }
         return last
     }
 
     /// Empties the column; a spilled one keeps its storage.
     mutating func removeAll() {
-        if inlineCount < 0 {
-            spill.removeAll(keepingCapacity: true)
-        } else {
-            inline = (-1, -1, -1)
-            inlineCount = 0
-        }
+        if inlineCount < 0 { spill.removeAll(keepingCapacity: true) } else { inlineCount = 0 }
     }
 
     /// Gives back spare storage: a spilled column short enough goes back inline.

@@ -124,8 +124,8 @@ extension Solver {
             if kinds[bi] == .external { markDirty(b) }
             if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
         }
-        // `s` is basic now and its column empty; the buffer is kept for when it leaves again (the
-        // dual simplex flips the same symbols back and forth).
+        // `s` is basic now and its column empty; a spilled column's storage is kept for when it
+        // leaves again (the dual simplex flips the same symbols back and forth).
         if !intoReducedRowsOnly && columns[Int(s)].isEmpty {
             column.removeAll()
             swap(&column, &columns[Int(s)])

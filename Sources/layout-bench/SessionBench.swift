@@ -35,8 +35,9 @@ extension LayoutBench {
         let sent = (0..<max(1, rounds)).lazy.flatMap { _ in bodies }
         for (i, (kind, body)) in sent.enumerated() {
             // A stride coprime with the count visits every session, in an order the caches do
-            // not follow.
-            let path = paths[(i * 7919 + i / bodies.count) % count]
+            // not follow (`session(1)`: the next one in that order).
+            func session(_ offset: Int) -> String { paths[(i * 7919 + i / bodies.count + offset) % count] }
+            let path = session(0)
             if !eviction.isEmpty {
                 // Written, not read: dirty lines must leave the caches to make room.
                 evictionRound &+= 1
@@ -46,8 +47,7 @@ extension LayoutBench {
                 }
             }
             if warmOther && count > 1 {
-                let other = paths[(i * 7919 + i / bodies.count + 1) % count]
-                _ = api.handle(APIRequest(method: "PATCH", path: other, query: "", headers: headers, body: body))
+                _ = api.handle(APIRequest(method: "PATCH", path: session(1), query: "", headers: headers, body: body))
             }
             let t0 = DispatchTime.now().uptimeNanoseconds
             let r = api.handle(APIRequest(method: "PATCH", path: path, query: "", headers: headers, body: body))
