@@ -64,7 +64,7 @@ extension LayoutBench {
         for kind in ["constant", "resize"] {
             let t = times[kind] ?? []
             emit(f(["case": "session-patch", "kind": kind, "workload": workload, "views": views, "sessions": count,
-                    "evict_kib": evictKiB, "warm_other": warmOther,
+                    "evict_kib": evictKiB, "warm_other": warmOther ? 1 : 0,
                     "response_bytes_mean": Double(bytes) / Double(max(1, times.values.map(\.count).reduce(0, +)))])
                  + stats(t, "us"))
         }
