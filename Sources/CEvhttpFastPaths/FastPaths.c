@@ -19,7 +19,6 @@
 // Tests compare them with the originals (Tests/DaemonTests/EvhttpFastPathsTests.swift). Should a
 // libevent ever bind these calls internally, or change its formats, the overrides are simply not
 // used: nothing else depends on them.
-#define _GNU_SOURCE  // dl_iterate_phdr
 #include "CEvhttpFastPaths.h"
 
 #include <event2/buffer.h>
