@@ -27,10 +27,7 @@ let package = Package(
         // libevent's header printf, header-name comparison, HTTP-version sscanf and read sizing, overridden for
         // the process (see Sources/CEvhttpFastPaths/FastPaths.c).
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
-        // _GNU_SOURCE (for dl_iterate_phdr) on the command line, not in the source: defined in the
-        // source, clean builds failed now and then with Glibc's SOCK_STREAM missing in a test
-        // target (clang modules built from this file's context go to the shared module cache;
-        // command-line defines get their own cache entries).
+        // _GNU_SOURCE: dl_iterate_phdr (the FIONREAD override finds libevent's code with it).
         .target(name: "CEvhttpFastPaths", dependencies: ["CLibevent"],
                 cSettings: [.define("_GNU_SOURCE"), .unsafeFlags(["-gdwarf-4"])]),
         .target(name: "EventHTTP", dependencies: ["CLibevent", "CEvhttpFastPaths"]),
