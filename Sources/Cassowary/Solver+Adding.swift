@@ -28,7 +28,7 @@ extension Solver {
         // references; other reduced rows take the row, so that reduced rows never reference.
         if kinds[Int(subject)] != .external {
             substitute(subject, row)
-        } else if columns[Int(subject)].contains(where: { stamp[Int($0)] == 0 }) {
+        } else if slots[Int(subject)].column.contains(where: { stamp[Int($0)] == 0 }) {
             substitute(subject, row, intoReducedRowsOnly: true)
         }
         var r = Row()
@@ -93,7 +93,7 @@ extension Solver {
         var best: Int32 = -1
         var bestCost = Int.max
         for cell in row.cells where kinds[Int(cell.symbol)] == .external {
-            let cost = columns[Int(cell.symbol)].count
+            let cost = slots[Int(cell.symbol)].column.count
             if cost < bestCost {
                 best = cell.symbol
                 bestCost = cost
@@ -123,7 +123,7 @@ extension Solver {
         optimize()
         let artificialObjective = objectives.removeFirst()
         levelKeys.removeFirst()
-        let success = !isBasic[Int(art)] || abs(rows[Int(art)].constant) < 1e-8
+        let success = !isBasic[Int(art)] || abs(slots[Int(art)].row.constant) < 1e-8
         if !success {
             let conflicts = requiredOwners(of: artificialObjective.symbols, excluding: id)
             _ = takeRow(art)
@@ -142,9 +142,9 @@ extension Solver {
             }
         }
         var column = Column()
-        swap(&column, &columns[Int(art)])
+        swap(&column, &slots[Int(art)].column)
         for b in column {
-            rows[Int(b)].remove(art)
+            slots[Int(b)].row.remove(art)
             if kinds[Int(b)] == .external { markDirty(b) }
         }
         for k in objectives.indices { objectives[k].remove(art) }
@@ -163,7 +163,7 @@ extension Solver {
     }
 
     func requiredOwners(inRowOf b: Int32, plus ids: [ConstraintID]) -> [ConstraintID] {
-        var syms = rows[Int(b)].symbols
+        var syms = slots[Int(b)].row.symbols
         syms.append(b)
         return Array(Set(requiredOwners(of: syms, excluding: nil) + ids)).sorted()
     }

@@ -59,19 +59,19 @@ extension Solver {
     /// would immediately make a restricted basic row negative, or move a basic dummy.
     ///
     /// One walk of the column answers both directions. A restricted row blocks only when its
-    /// constant is zero (degenerate): that is tested first, since the constant sits in `rows`
+    /// constant is zero (degenerate): that is tested first, since the constant sits in the slot
     /// while the coefficient is in the row's own cells, another allocation, which most rows
     /// never need read (this check runs over every candidate's column after each pivot).
     func blocked(_ s: Int32, bothWays: Bool) -> (up: Bool, down: Bool) {
         var up = false, down = !bothWays
-        for b in columns[Int(s)] {
+        for b in slots[Int(s)].column {
             let bi = Int(b)
             switch kinds[bi] {
             case .external: continue
             case .dummy: return (true, true)
             case .slack, .error:
-                guard rows[bi].constant < 1e-9 else { continue }
-                let c = rows[bi].coefficient(s)
+                guard slots[bi].row.constant < 1e-9 else { continue }
+                let c = slots[bi].row.coefficient(s)
                 if c < 0 { up = true } else if c > 0 { down = true }
                 if up && down { return (true, true) }
             }

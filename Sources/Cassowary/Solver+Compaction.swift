@@ -8,19 +8,18 @@ extension Solver {
     ///
     /// O(cells): meant after a build or a large edit, not after every small one.
     public mutating func compact() {
-        for i in rows.indices where rows[i].cells.capacity > rows[i].cells.count {
-            rows[i].cells = rows[i].cells.exactlySized()
+        for i in slots.indices where slots[i].row.cells.capacity > slots[i].row.cells.count {
+            slots[i].row.cells = slots[i].row.cells.exactlySized()
         }
-        for i in columns.indices { columns[i].compact() }
+        for i in slots.indices { slots[i].column.compact() }
         for i in objectives.indices {
             objectives[i].sparse.cells = objectives[i].sparse.cells.exactlySized()
             objectives[i].dense = objectives[i].dense.exactlySized()
         }
         records = records.exactlySized()
         kinds = kinds.exactlySized()
-        rows = rows.exactlySized()
+        slots = slots.exactlySized()
         isBasic = isBasic.exactlySized()
-        columns = columns.exactlySized()
         owner = owner.exactlySized()
         stamp = stamp.exactlySized()
         stampOrder = stampOrder.exactlySized()

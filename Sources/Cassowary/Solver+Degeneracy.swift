@@ -9,7 +9,7 @@ extension Solver {
     /// are the free directions, and a caller may keep the ones it has.
     public func degenerateRows() -> [Int32] {
         var out: [Int32] = []
-        for s in kinds.indices where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: rows[s].constant) {
+        for s in kinds.indices where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: slots[s].row.constant) {
             out.append(Int32(s))
         }
         return out
@@ -43,18 +43,18 @@ extension Solver {
         if !shiftedUnknown {
             for b in shiftedRestricted {
                 let bi = Int(b)
-                let now = Self.isDegenerate(kinds[bi], basic: isBasic[bi], constant: rows[bi].constant)
+                let now = Self.isDegenerate(kinds[bi], basic: isBasic[bi], constant: slots[bi].row.constant)
                 if now != Self.sortedContains(previous, b) { return false }
             }
             return true
         }
         return kinds.withUnsafeBufferPointer { kinds in
             isBasic.withUnsafeBufferPointer { isBasic in
-                rows.withUnsafeBufferPointer { rows in
+                slots.withUnsafeBufferPointer { slots in
                     previous.withUnsafeBufferPointer { previous in
                         var k = 0
-                        for s in 0..<min(kinds.count, isBasic.count, rows.count)
-                        where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: rows[s].constant) {
+                        for s in 0..<min(kinds.count, isBasic.count, slots.count)
+                        where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: slots[s].row.constant) {
                             if k == previous.count || previous[k] != Int32(s) { return false }
                             k += 1
                         }

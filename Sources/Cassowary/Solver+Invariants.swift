@@ -10,7 +10,7 @@ extension Solver {
         var out: [String] = []
         var expected = [[Int32]](repeating: [], count: kinds.count)
         for i in isBasic.indices where isBasic[i] {
-            let row = rows[i]
+            let row = slots[i].row
             let restricted = kinds[i].isRestricted
             if restricted && kinds[i] != .dummy && row.constant < -1e-7 {
                 out.append("restricted row \(i) is infeasible: \(row.constant)")
@@ -32,14 +32,14 @@ extension Solver {
                 if isBasic[si] && !restricted && stamp[i] == 0 { out.append("reduced row \(i) references \(s)") }
                 if k > 0 && row.cells[k - 1].symbol >= s { out.append("row \(i) is not sorted") }
                 let slot = Int(cell.slot)
-                if slot < 0 || slot >= columns[si].count || columns[si][slot] != Int32(i) {
+                if slot < 0 || slot >= slots[si].column.count || slots[si].column[slot] != Int32(i) {
                     out.append("row \(i)'s cell \(s) has slot \(slot), not its place in the column")
                 }
                 expected[si].append(Int32(i))
             }
         }
-        for s in columns.indices where columns[s].sorted() != expected[s] {
-            out.append("column \(s) is \(columns[s]), rows say \(expected[s])")
+        for s in slots.indices where slots[s].column.sorted() != expected[s] {
+            out.append("column \(s) is \(slots[s].column), rows say \(expected[s])")
         }
         for (k, objective) in objectives.enumerated() {
             for s in objective.symbols where isBasic[Int(s)] || kinds[Int(s)] == .external {
@@ -70,7 +70,7 @@ extension Solver {
                 if state[ti] == 1 { out.append("reference cycle through \(t)"); return out }
                 state[ti] = 1
                 stack.append((t, true))
-                for s in rows[ti].symbols where isBasic[Int(s)] {
+                for s in slots[ti].row.symbols where isBasic[Int(s)] {
                     if state[Int(s)] == 1 { out.append("reference cycle through \(s)"); return out }
                     if state[Int(s)] == 0 { stack.append((s, false)) }
                 }

@@ -10,13 +10,13 @@ extension Solver {
         var inconsistent: Int32? = nil
         infeasible.removeAll()
         if isBasic[m] {
-            rows[m].constant -= shift
+            slots[m].row.constant -= shift
             if kinds[m].isRestricted { noteShifted(CollectionOfOne(change.marker)) }
             if !checkRestricted(change.marker) { inconsistent = change.marker }
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
             // what it finds for the bookkeeping below.
-            let column = columns[m], marker = change.marker
+            let column = slots[m].column, marker = change.marker
             // Scratch lists kept by the solver (two allocations per constant change otherwise).
             var negative: [Int32] = [], shifted: [Int32] = []
             swap(&negative, &scratchNegative)
@@ -29,21 +29,21 @@ extension Solver {
             }
             let first = dirty.count
             kinds.withUnsafeBufferPointer { kinds in
-                rows.withUnsafeMutableBufferPointer { rows in
+                slots.withUnsafeMutableBufferPointer { slots in
                     for b in column {
                         let bi = Int(b)
-                        rows[bi].constant += rows[bi].coefficientNearFront(marker) * shift
+                        slots[bi].row.constant += slots[bi].row.coefficientNearFront(marker) * shift
                         switch kinds[bi] {
                         case .external: dirty.append(b)
                         case .dummy:
                             // The lowest inconsistent dummy row names the conflict (columns are
                             // unordered).
-                            if abs(rows[bi].constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
+                            if abs(slots[bi].row.constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
                                 inconsistent = b
                             }
                         case .slack, .error:
                             shifted.append(b)
-                            if rows[bi].constant < -Row.epsilon { negative.append(b) }
+                            if slots[bi].row.constant < -Row.epsilon { negative.append(b) }
                         }
                     }
                 }
@@ -78,9 +78,9 @@ extension Solver {
         let bi = Int(b)
         switch kinds[bi] {
         case .external: return true
-        case .dummy: return abs(rows[bi].constant) < 1e-8
+        case .dummy: return abs(slots[bi].row.constant) < 1e-8
         case .slack, .error:
-            if rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
+            if slots[bi].row.constant < -Row.epsilon { pushInfeasible(b) }
             return true
         }
     }
@@ -100,12 +100,12 @@ extension Solver {
             row.solve(leaving, for: m)
             substitute(m, row)
             statistics.pivots += 1
-        } else if !columns[Int(m)].isEmpty {
+        } else if !slots[Int(m)].column.isEmpty {
             // Only external rows hold the marker. A row may hold it directly and through its
             // references too: pivot on the first whose full (expanded) coefficient is non-zero.
             var pivoted = false
-            for x in columns[Int(m)].sorted() {
-                var full = rows[Int(x)]
+            for x in slots[Int(m)].column.sorted() {
+                var full = slots[Int(x)].row
                 expand(&full)
                 guard full.coefficient(m) != 0 else { continue }
                 _ = takeRow(x)
@@ -118,9 +118,9 @@ extension Solver {
             if !pivoted {
                 // Every row's net dependence on the marker is zero: its direct cells cancel.
                 var column = Column()
-                swap(&column, &columns[Int(m)])
+                swap(&column, &slots[Int(m)].column)
                 for b in column {
-                    rows[Int(b)].remove(m)
+                    slots[Int(b)].row.remove(m)
                     markDirty(b)
                 }
             }
@@ -143,15 +143,15 @@ extension Solver {
         var r1 = Double.infinity, r2 = Double.infinity
         var first: Int32 = -1, second: Int32 = -1
         // Columns are unordered: every choice takes the lowest symbol among equals explicitly.
-        if let d = columns[Int(m)].lazy.filter({ self.kinds[Int($0)] == .dummy }).min() { return d }
-        for b in columns[Int(m)] where kinds[Int(b)] != .external {
+        if let d = slots[Int(m)].column.lazy.filter({ self.kinds[Int($0)] == .dummy }).min() { return d }
+        for b in slots[Int(m)].column where kinds[Int(b)] != .external {
             let bi = Int(b)
-            let c = rows[bi].coefficient(m)
+            let c = slots[bi].row.coefficient(m)
             if c < 0 {
-                let r = -rows[bi].constant / c
+                let r = -slots[bi].row.constant / c
                 if r < r1 || (r == r1 && b < first) { r1 = r; first = b }
             } else {
-                let r = rows[bi].constant / c
+                let r = slots[bi].row.constant / c
                 if r < r2 || (r == r2 && b < second) { r2 = r; second = b }
             }
         }

@@ -5,9 +5,8 @@ extension Solver {
     mutating func newSymbol(_ kind: SymbolKind, owner id: Int32 = -1) -> Int32 {
         let s = Int32(kinds.count)
         kinds.append(kind)
-        rows.append(Row())
+        slots.append(SymbolSlot())
         isBasic.append(false)
-        columns.append(Column())
         owner.append(id)
         isCandidate.append(false)
         stamp.append(0)
@@ -20,8 +19,8 @@ extension Solver {
     mutating func truncateSymbols(to count: Int) {
         let n = kinds.count - count
         guard n > 0 else { return }
-        kinds.removeLast(n); rows.removeLast(n); isBasic.removeLast(n)
-        columns.removeLast(n); owner.removeLast(n); isCandidate.removeLast(n)
+        kinds.removeLast(n); slots.removeLast(n); isBasic.removeLast(n)
+        owner.removeLast(n); isCandidate.removeLast(n)
         stamp.removeLast(n); values.removeLast(n); isDirty.removeLast(n)
         for k in objectives.indices { objectives[k].truncate(to: count) }
         dirty.removeAll { Int($0) >= count }
@@ -31,9 +30,9 @@ extension Solver {
     /// Adds basic row `b` to the column of `cells[j]`'s symbol, recording the slot in the cell.
     @inline(__always)
     mutating func index(_ b: Int32, cell j: Int) {
-        let sym = Int(rows[Int(b)].cells[j].symbol)
-        rows[Int(b)].cells[j].slot = Int32(columns[sym].count)
-        columns[sym].append(b)
+        let sym = Int(slots[Int(b)].row.cells[j].symbol)
+        slots[Int(b)].row.cells[j].slot = Int32(slots[sym].column.count)
+        slots[sym].column.append(b)
     }
 
     /// Removes the entry at `slot` from the column of `s` in O(1): the column's last entry moves
@@ -43,11 +42,11 @@ extension Solver {
     @inline(__always)
     mutating func unindex(_ s: Int32, slot: Int32) {
         let si = Int(s)
-        let last = columns[si].removeLast()
-        if Int(slot) < columns[si].count {
-            columns[si][Int(slot)] = last
-            let j = rows[Int(last)].search(s)
-            rows[Int(last)].cells[j].slot = slot
+        let last = slots[si].column.removeLast()
+        if Int(slot) < slots[si].column.count {
+            slots[si].column[Int(slot)] = last
+            let j = slots[Int(last)].row.search(s)
+            slots[Int(last)].row.cells[j].slot = slot
         }
     }
 
@@ -55,20 +54,20 @@ extension Solver {
     mutating func installRow(_ s: Int32, _ row: consuming Row) {
         let i = Int(s)
         shiftedUnknown = true
-        // Indexed before it is stored: writing the slots through `rows[i]` while the parameter
+        // Indexed before it is stored: writing the slots through `slots[i].row` while the parameter
         // still holds the buffer would copy the row.
         for j in row.cells.indices {
             let sym = Int(row.cells[j].symbol)
-            row.cells[j].slot = Int32(columns[sym].count)
-            columns[sym].append(s)
+            row.cells[j].slot = Int32(slots[sym].column.count)
+            slots[sym].column.append(s)
         }
-        rows[i] = row
+        slots[i].row = row
         isBasic[i] = true
         if kinds[i] == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
             // 0, before every row that may come to reference it.
-            if rows[i].cells.contains(where: { isBasic[Int($0.symbol)] }) {
+            if slots[i].row.cells.contains(where: { isBasic[Int($0.symbol)] }) {
                 nextStamp += 1
                 stamp[i] = nextStamp
                 stampOrder.append(s)
@@ -77,7 +76,7 @@ extension Solver {
             }
             markDirty(s)
         }
-        if kinds[i].isRestricted && rows[i].constant < -Row.epsilon { pushInfeasible(s) }
+        if kinds[i].isRestricted && slots[i].row.constant < -Row.epsilon { pushInfeasible(s) }
     }
 
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
@@ -85,7 +84,7 @@ extension Solver {
         let i = Int(s)
         shiftedUnknown = true
         var row = Row()
-        swap(&row, &rows[i])
+        swap(&row, &slots[i].row)
         isBasic[i] = false
         if kinds[i] == .external { markDirty(s) }
         for j in row.cells.indices {
@@ -100,35 +99,35 @@ extension Solver {
     mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
         shiftedUnknown = true
         var column = Column()
-        swap(&column, &columns[Int(s)])
+        swap(&column, &slots[Int(s)].column)
         if intoReducedRowsOnly {
             // The rows that keep `s` as a reference are re-indexed (their slots change).
-            for b in column where stamp[Int(b)] != 0 { index(b, cell: rows[Int(b)].search(s)) }
+            for b in column where stamp[Int(b)] != 0 { index(b, cell: slots[Int(b)].row.search(s)) }
             column = Column(column.filter { stamp[Int($0)] == 0 })
         }
         for b in column {
             let bi = Int(b)
             // The cell's slot needs no update: s's column is being emptied.
-            let c = rows[bi].remove(s)
+            let c = slots[bi].row.remove(s)
             scratchInserted.removeAll(keepingCapacity: true)
             scratchRemoved.removeAll(keepingCapacity: true)
-            rows[bi].add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
+            slots[bi].row.add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
             for cell in scratchRemoved { unindex(cell.symbol, slot: cell.slot) }
-            if scratchInserted.count * 8 < rows[bi].count {
+            if scratchInserted.count * 8 < slots[bi].row.count {
                 // A few new cells in a long row (a short row merged into a long one): find them.
-                for x in scratchInserted { index(b, cell: rows[bi].search(x)) }
+                for x in scratchInserted { index(b, cell: slots[bi].row.search(x)) }
             } else if !scratchInserted.isEmpty {
                 // The new cells are the ones without a slot yet.
-                for j in rows[bi].cells.indices where rows[bi].cells[j].slot < 0 { index(b, cell: j) }
+                for j in slots[bi].row.cells.indices where slots[bi].row.cells[j].slot < 0 { index(b, cell: j) }
             }
             if kinds[bi] == .external { markDirty(b) }
-            if kinds[bi].isRestricted && rows[bi].constant < -Row.epsilon { pushInfeasible(b) }
+            if kinds[bi].isRestricted && slots[bi].row.constant < -Row.epsilon { pushInfeasible(b) }
         }
         // `s` is basic now and its column empty; a spilled column's storage is kept for when it
         // leaves again (the dual simplex flips the same symbols back and forth).
-        if !intoReducedRowsOnly && columns[Int(s)].isEmpty {
+        if !intoReducedRowsOnly && slots[Int(s)].column.isEmpty {
             column.removeAll()
-            swap(&column, &columns[Int(s)])
+            swap(&column, &slots[Int(s)].column)
         }
         if intoReducedRowsOnly { return }
         for k in objectives.indices {
@@ -182,7 +181,7 @@ extension Solver {
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
         if isBasic[Int(s)] {
-            addRow(rows[Int(s)], times: c, toObjective: k)
+            addRow(slots[Int(s)].row, times: c, toObjective: k)
         } else {
             objectives[k].add(s, c)
             markCandidate(s)

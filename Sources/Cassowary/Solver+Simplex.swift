@@ -37,15 +37,15 @@ extension Solver {
         while let entering = pickEntering() {
             var leaving: Int32 = -1
             var best = Double.infinity
-            for b in columns[Int(entering)] {
+            for b in slots[Int(entering)].column {
                 let bi = Int(b)
                 let kind = kinds[bi]
                 guard kind.isRestricted else { continue }
-                let c = rows[bi].coefficient(entering)
+                let c = slots[bi].row.coefficient(entering)
                 // A basic dummy (a redundant required equality) must stay exactly 0: it blocks
                 // the entering symbol in either direction.
                 if c < 0 || (kind == .dummy && c != 0) {
-                    let r = abs(rows[bi].constant / c)
+                    let r = abs(slots[bi].row.constant / c)
                     // Columns are unordered: ties go to the lowest symbol explicitly (Bland).
                     if r < best || (r == best && b < leaving) { best = r; leaving = b }
                 }
@@ -71,25 +71,25 @@ extension Solver {
         let li = Int(leaving), ei = Int(entering)
         shiftedUnknown = true
         var row = Row()
-        swap(&row, &rows[li])
+        swap(&row, &slots[li].row)
         isBasic[li] = false
         if kinds[li] == .external { markDirty(leaving) }
         let j = row.search(entering)
         let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
-        columns.withUnsafeMutableBufferPointer { columns in
-            for cell in row.cells where cell.slot >= 0 { columns[Int(cell.symbol)][Int(cell.slot)] = entering }
+        slots.withUnsafeMutableBufferPointer { slots in
+            for cell in row.cells where cell.slot >= 0 { slots[Int(cell.symbol)].column[Int(cell.slot)] = entering }
         }
         let jl = row.search(leaving)
-        row.cells[jl].slot = Int32(columns[li].count)
-        columns[li].append(entering)
-        rows[ei] = row
+        row.cells[jl].slot = Int32(slots[li].column.count)
+        slots[li].column.append(entering)
+        slots[ei].row = row
         isBasic[ei] = true
         // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
         // needs that row in place (hence after the install).
         unindex(entering, slot: slot)
         substitute(entering, row)
-        if rows[ei].constant < -Row.epsilon { pushInfeasible(entering) }
+        if slots[ei].row.constant < -Row.epsilon { pushInfeasible(entering) }
         statistics.pivots += 1
     }
 
@@ -98,10 +98,10 @@ extension Solver {
     mutating func dualOptimize() -> Int32? {
         while let leaving = infeasible.pop() {
             let li = Int(leaving)
-            guard isBasic[li], kinds[li].isRestricted, rows[li].constant < -Row.epsilon else { continue }
+            guard isBasic[li], kinds[li].isRestricted, slots[li].row.constant < -Row.epsilon else { continue }
             var entering: Int32 = -1
             var enteringCoefficient = 0.0
-            let row = rows[li]
+            let row = slots[li].row
             for cell in row.cells {
                 let s = cell.symbol
                 let c = cell.coefficient
@@ -123,7 +123,7 @@ extension Solver {
     mutating func collectInfeasibleRows() {
         infeasible.removeAll()
         for i in isBasic.indices where isBasic[i] && kinds[i].isRestricted && kinds[i] != .dummy {
-            if rows[i].constant < -Row.epsilon { pushInfeasible(Int32(i)) }
+            if slots[i].row.constant < -Row.epsilon { pushInfeasible(Int32(i)) }
         }
     }
 

@@ -35,8 +35,8 @@ extension Solver {
             let c = expansion[Int(x)]
             if c == 0 { continue }
             expansion[Int(x)] = 0
-            constant += c * rows[Int(x)].constant
-            for cell in rows[Int(x)].cells {
+            constant += c * slots[Int(x)].row.constant
+            for cell in slots[Int(x)].row.cells {
                 let s = cell.symbol
                 let si = Int(s)
                 let old = expansion[si]
@@ -82,7 +82,7 @@ extension Solver {
     func freshSubject(_ row: Row) -> Int32? {
         for cell in row.cells {
             let s = cell.symbol
-            if kinds[Int(s)] == .external && !isBasic[Int(s)] && columns[Int(s)].isEmpty { return s }
+            if kinds[Int(s)] == .external && !isBasic[Int(s)] && slots[Int(s)].column.isEmpty { return s }
         }
         return nil
     }
@@ -113,11 +113,11 @@ extension Solver {
                 markPending(Int(stamp[xi]) - 1)
                 continue
             }
-            let v = isBasic[xi] ? rows[xi].constant : 0
+            let v = isBasic[xi] ? slots[xi].row.constant : 0
             if values[xi] != v {
                 values[xi] = v
                 movedLog.append(x)
-                for y in columns[xi] where stamp[Int(y)] > 0 {
+                for y in slots[xi].column where stamp[Int(y)] > 0 {
                     from = min(from, Int(stamp[Int(y)]) - 1)
                     markPending(Int(stamp[Int(y)]) - 1)
                 }
@@ -133,13 +133,11 @@ extension Solver {
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
         stampOrder.withUnsafeBufferPointer { order in
             stamp.withUnsafeBufferPointer { stamps in
-                rows.withUnsafeBufferPointer { rows in
-                    columns.withUnsafeBufferPointer { columns in
-                        values.withUnsafeMutableBufferPointer { values in
-                            pendingStamps.withUnsafeMutableBufferPointer { pending in
-                                Solver.sweep(order: order, from: from, stamps: stamps, rows: rows, columns: columns,
-                                             values: values, pending: pending, moved: &moved)
-                            }
+                slots.withUnsafeBufferPointer { slots in
+                    values.withUnsafeMutableBufferPointer { values in
+                        pendingStamps.withUnsafeMutableBufferPointer { pending in
+                            Solver.sweep(order: order, from: from, stamps: stamps, slots: slots,
+                                         values: values, pending: pending, moved: &moved)
                         }
                     }
                 }
@@ -181,7 +179,7 @@ extension Solver {
     /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
     /// meaning (listed in `dirty`).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
-                              rows: UnsafeBufferPointer<Row>, columns: UnsafeBufferPointer<Column>,
+                              slots: UnsafeBufferPointer<SymbolSlot>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
         var w = max(0, from) >> 6
@@ -196,15 +194,15 @@ extension Solver {
             let x = order[k]
             let xi = Int(x)
             assert(Int(stamps[xi]) == k + 1, "a mark names the row installed with its stamp")
-            var v = rows[xi].constant
-            rows[xi].cells.withUnsafeBufferPointer { cells in
+            var v = slots[xi].row.constant
+            slots[xi].row.cells.withUnsafeBufferPointer { cells in
                 for cell in cells { v += cell.coefficient * values[Int(cell.symbol)] }
             }
             if v != values[xi] {
                 values[xi] = v
                 moved.append(x)
                 // Only external rows reference an external, and only rows installed after it.
-                columns[xi].withEntries { column in
+                slots[xi].column.withEntries { column in
                     for y in column {
                         let j = Int(stamps[Int(y)]) - 1
                         if j > k { pending[j >> 6] |= 1 << UInt64(j & 63) }
@@ -221,7 +219,7 @@ extension Solver {
         var stack: [Int32] = [symbol]
         while let t = stack.last {
             if memo[t] != nil { stack.removeLast(); continue }
-            let row = rows[Int(t)]
+            let row = slots[Int(t)].row
             var missing = false
             for cell in row.cells where isBasic[Int(cell.symbol)] && memo[cell.symbol] == nil {
                 stack.append(cell.symbol)
@@ -244,11 +242,11 @@ extension Solver {
         var rate: [Int32: Double] = [:]
         var cone: [Int32] = []
         var seen = Set<Int32>()
-        var frontier = columns[Int(s)].filter { kinds[Int($0)] == .external }
+        var frontier = slots[Int(s)].column.filter { kinds[Int($0)] == .external }
         while let x = frontier.popLast() {
             if !seen.insert(x).inserted { continue }
             cone.append(x)
-            for y in columns[Int(x)] where kinds[Int(y)] == .external { frontier.append(y) }
+            for y in slots[Int(x)].column where kinds[Int(y)] == .external { frontier.append(y) }
         }
         // Dependency order inside the cone.
         var state: [Int32: UInt8] = [:]
@@ -258,7 +256,7 @@ extension Solver {
             while let t = stack.last {
                 if state[t] == nil {
                     state[t] = 1
-                    for cell in rows[Int(t)].cells {
+                    for cell in slots[Int(t)].row.cells {
                         let r = cell.symbol
                         if isBasic[Int(r)] && seen.contains(r) && state[r] == nil { stack.append(r) }
                     }
@@ -271,7 +269,7 @@ extension Solver {
             }
         }
         for x in order {
-            let row = rows[Int(x)]
+            let row = slots[Int(x)].row
             var v = 0.0
             for cell in row.cells {
                 if cell.symbol == s {

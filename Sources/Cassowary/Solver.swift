@@ -21,12 +21,9 @@
 public struct Solver: Sendable {
     // Symbols, indexed by symbol number.
     var kinds: [SymbolKind] = []
-    /// The row of each basic symbol (meaningful only where `isBasic`).
-    var rows: [Row] = []
+    /// Each symbol's row and column (see `SymbolSlot`).
+    var slots: [SymbolSlot] = []
     var isBasic: [Bool] = []
-    /// For each symbol, the basic symbols whose rows hold it, in no particular order (each cell
-    /// records its slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
-    var columns: [Column] = []
     /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
     var owner: [Int32] = []
 
@@ -267,8 +264,8 @@ public struct Solver: Sendable {
         s.cells = 0
         for i in isBasic.indices where isBasic[i] {
             s.rows += 1
-            s.cells += rows[i].count
-            for cell in rows[i].cells where kinds[Int(cell.symbol)] == .dummy { s.dummyCells += 1 }
+            s.cells += slots[i].row.count
+            for cell in slots[i].row.cells where kinds[Int(cell.symbol)] == .dummy { s.dummyCells += 1 }
         }
         s.levels = levelKeys.count
         return s
@@ -309,6 +306,17 @@ struct ConstraintRecord: Sendable {
         self.relation = relation
         self.priority = priority
     }
+}
+
+/// A symbol's row and column, side by side: the value sweep reads both for each row it
+/// recomputes (the row's constant and cells, then the column of rows that reference it), and one
+/// record is one cache line where two arrays were two, under load both cold.
+struct SymbolSlot: Sendable {
+    /// The symbol's row: meaningful only while the symbol is basic.
+    var row = Row()
+    /// The basic symbols whose rows hold this one, in no particular order (each cell records its
+    /// slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
+    var column = Column()
 }
 
 /// How a change of a constraint's constant moves its marker: `marker_old = marker_new + shift`

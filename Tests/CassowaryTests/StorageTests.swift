@@ -48,14 +48,14 @@ struct StorageTests {
     /// moves a basic dummy), as first written: a walk of the column per direction, each
     /// restricted row's coefficient read before its constant.
     static func referenceIsBlocked(_ solver: Solver, _ s: Int32, direction: Double) -> Bool {
-        for b in solver.columns[Int(s)] {
+        for b in solver.slots[Int(s)].column {
             let bi = Int(b)
             switch solver.kinds[bi] {
             case .external: continue
             case .dummy: return true
             case .slack, .error:
-                let c = solver.rows[bi].coefficient(s) * direction
-                if c < 0 && solver.rows[bi].constant < 1e-9 { return true }
+                let c = solver.slots[bi].row.coefficient(s) * direction
+                if c < 0 && solver.slots[bi].row.constant < 1e-9 { return true }
             }
         }
         return false
