@@ -26,9 +26,9 @@ extension Solver {
         // Rows that held an external subject as a parameter now reference its reduced row, which
         // references nothing (stamp 0): stamp order stays a dependency order for rows with
         // references; other reduced rows take the row, so that reduced rows never reference.
-        if kinds[Int(subject)] != .external {
+        if slots[Int(subject)].kind != .external {
             substitute(subject, row)
-        } else if slots[Int(subject)].column.contains(where: { stamp[Int($0)] == 0 }) {
+        } else if slots[Int(subject)].column.contains(where: { slots[Int($0)].stamp == 0 }) {
             substitute(subject, row, intoReducedRowsOnly: true)
         }
         var r = Row()
@@ -52,10 +52,10 @@ extension Solver {
     ///   previous value).
     mutating func insertRequired(_ record: inout ConstraintRecord, id: ConstraintID,
                                  policy: ConflictPolicy) -> Result<Void, ConflictList> {
-        let mark = kinds.count
+        let mark = slots.count
         var row = createRow(&record, id: id)
         if installWithFreshSubject(&row) || installReduced(&row, record) { return .success(()) }
-        if row.symbols.allSatisfy({ kinds[Int($0)] == .dummy }) {
+        if row.symbols.allSatisfy({ slots[Int($0)].kind == .dummy }) {
             if abs(row.constant) < Row.epsilon {
                 // Redundant with required equalities already in place: keep the marker basic so
                 // that removal and constant changes still find it.
@@ -92,7 +92,7 @@ extension Solver {
     func chooseSubject(_ row: Row, _ record: ConstraintRecord) -> Int32? {
         var best: Int32 = -1
         var bestCost = Int.max
-        for cell in row.cells where kinds[Int(cell.symbol)] == .external {
+        for cell in row.cells where slots[Int(cell.symbol)].kind == .external {
             let cost = slots[Int(cell.symbol)].column.count
             if cost < bestCost {
                 best = cell.symbol
@@ -101,8 +101,8 @@ extension Solver {
             }
         }
         if best >= 0 { return best }
-        if kinds[Int(record.marker)].isPivotable && row.coefficient(record.marker) < 0 { return record.marker }
-        if record.other >= 0 && kinds[Int(record.other)].isPivotable && row.coefficient(record.other) < 0 {
+        if slots[Int(record.marker)].kind.isPivotable && row.coefficient(record.marker) < 0 { return record.marker }
+        if record.other >= 0 && slots[Int(record.other)].kind.isPivotable && row.coefficient(record.other) < 0 {
             return record.other
         }
         return nil
@@ -123,18 +123,18 @@ extension Solver {
         optimize()
         let artificialObjective = objectives.removeFirst()
         levelKeys.removeFirst()
-        let success = !isBasic[Int(art)] || abs(slots[Int(art)].row.constant) < 1e-8
+        let success = !slots[Int(art)].isBasic || abs(slots[Int(art)].row.constant) < 1e-8
         if !success {
             let conflicts = requiredOwners(of: artificialObjective.symbols, excluding: id)
             _ = takeRow(art)
             return (false, conflicts)
         }
-        if isBasic[Int(art)] {
+        if slots[Int(art)].isBasic {
             var r = takeRow(art)
             if !r.isEmpty {
                 // art is 0: swap it for a pivotable symbol of its row, else (a redundant equality)
                 // for a dummy, so that the row's information stays in the tableau.
-                let entering = r.cells.first { kinds[Int($0.symbol)].isPivotable }?.symbol ?? r.cells[0].symbol
+                let entering = r.cells.first { slots[Int($0.symbol)].kind.isPivotable }?.symbol ?? r.cells[0].symbol
                 r.solve(art, for: entering)
                 substitute(entering, r)
                 installRow(entering, r)
@@ -145,7 +145,7 @@ extension Solver {
         swap(&column, &slots[Int(art)].column)
         for b in column {
             slots[Int(b)].row.remove(art)
-            if kinds[Int(b)] == .external { markDirty(b) }
+            if slots[Int(b)].kind == .external { markDirty(b) }
         }
         for k in objectives.indices { objectives[k].remove(art) }
         return (true, [])

@@ -32,7 +32,7 @@ extension Solver {
         // Every symbol's `lexSign` at once, level by level (the first level with a coefficient
         // decides): one pass over the objectives' cells instead of a search in each level for
         // each symbol, which made up most of the check after an edit that adds constraints.
-        var costs = [Int8](repeating: 0, count: kinds.count)
+        var costs = [Int8](repeating: 0, count: slots.count)
         for objective in objectives {
             objective.forEachNonzero { s, c in
                 let i = Int(s)
@@ -40,8 +40,8 @@ extension Solver {
                 if c < -Row.epsilon { costs[i] = -1 } else if c > Row.epsilon { costs[i] = 1 }
             }
         }
-        for s in kinds.indices where !isBasic[s] {
-            let kind = kinds[s]
+        for s in slots.indices where !slots[s].isBasic {
+            let kind = slots[s].kind
             if kind == .dummy { continue }
             if kind != .external && owner[s] < 0 { continue }
             let sym = Int32(s)
@@ -66,7 +66,7 @@ extension Solver {
         var up = false, down = !bothWays
         for b in slots[Int(s)].column {
             let bi = Int(b)
-            switch kinds[bi] {
+            switch slots[bi].kind {
             case .external: continue
             case .dummy: return (true, true)
             case .slack, .error:

@@ -17,11 +17,8 @@ extension Solver {
             objectives[i].dense = objectives[i].dense.exactlySized()
         }
         records = records.exactlySized()
-        kinds = kinds.exactlySized()
         slots = slots.exactlySized()
-        isBasic = isBasic.exactlySized()
         owner = owner.exactlySized()
-        stamp = stamp.exactlySized()
         stampOrder = stampOrder.exactlySized()
         values = values.exactlySized()
         isDirty = isDirty.exactlySized()
@@ -58,7 +55,7 @@ extension Solver {
     /// symbols or its slot back (numbers are never reused: they order every tie-break), so a
     /// long run of removals and additions grows these; a caller that keeps a solver for long can
     /// rebuild it when they outgrow what it holds (`liveConstraints`).
-    public var footprint: (symbols: Int, constraintSlots: Int) { (kinds.count, records.count) }
+    public var footprint: (symbols: Int, constraintSlots: Int) { (slots.count, records.count) }
 
     /// Constraints held now.
     public var liveConstraints: Int { records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }

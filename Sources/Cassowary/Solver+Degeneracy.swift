@@ -9,7 +9,7 @@ extension Solver {
     /// are the free directions, and a caller may keep the ones it has.
     public func degenerateRows() -> [Int32] {
         var out: [Int32] = []
-        for s in kinds.indices where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: slots[s].row.constant) {
+        for s in slots.indices where Self.isDegenerate(slots[s].kind, basic: slots[s].isBasic, constant: slots[s].row.constant) {
             out.append(Int32(s))
         }
         return out
@@ -43,24 +43,20 @@ extension Solver {
         if !shiftedUnknown {
             for b in shiftedRestricted {
                 let bi = Int(b)
-                let now = Self.isDegenerate(kinds[bi], basic: isBasic[bi], constant: slots[bi].row.constant)
+                let now = Self.isDegenerate(slots[bi].kind, basic: slots[bi].isBasic, constant: slots[bi].row.constant)
                 if now != Self.sortedContains(previous, b) { return false }
             }
             return true
         }
-        return kinds.withUnsafeBufferPointer { kinds in
-            isBasic.withUnsafeBufferPointer { isBasic in
-                slots.withUnsafeBufferPointer { slots in
-                    previous.withUnsafeBufferPointer { previous in
-                        var k = 0
-                        for s in 0..<min(kinds.count, isBasic.count, slots.count)
-                        where Self.isDegenerate(kinds[s], basic: isBasic[s], constant: slots[s].row.constant) {
-                            if k == previous.count || previous[k] != Int32(s) { return false }
-                            k += 1
-                        }
-                        return k == previous.count
-                    }
+        return slots.withUnsafeBufferPointer { slots in
+            previous.withUnsafeBufferPointer { previous in
+                var k = 0
+                for s in 0..<slots.count
+                where Self.isDegenerate(slots[s].kind, basic: slots[s].isBasic, constant: slots[s].row.constant) {
+                    if k == previous.count || previous[k] != Int32(s) { return false }
+                    k += 1
                 }
+                return k == previous.count
             }
         }
     }

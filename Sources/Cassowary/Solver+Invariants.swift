@@ -8,28 +8,28 @@ extension Solver {
     /// restricted symbols; only externals have values.
     func invariantViolations() -> [String] {
         var out: [String] = []
-        var expected = [[Int32]](repeating: [], count: kinds.count)
-        for i in isBasic.indices where isBasic[i] {
+        var expected = [[Int32]](repeating: [], count: slots.count)
+        for i in slots.indices where slots[i].isBasic {
             let row = slots[i].row
-            let restricted = kinds[i].isRestricted
-            if restricted && kinds[i] != .dummy && row.constant < -1e-7 {
+            let restricted = slots[i].kind.isRestricted
+            if restricted && slots[i].kind != .dummy && row.constant < -1e-7 {
                 out.append("restricted row \(i) is infeasible: \(row.constant)")
             }
-            if kinds[i] == .dummy {
+            if slots[i].kind == .dummy {
                 if abs(row.constant) > 1e-7 { out.append("dummy row \(i) is not 0: \(row.constant)") }
-                if row.symbols.contains(where: { kinds[Int($0)] != .dummy }) {
+                if row.symbols.contains(where: { slots[Int($0)].kind != .dummy }) {
                     out.append("dummy row \(i) holds a non-dummy symbol")
                 }
             }
             for (k, cell) in row.cells.enumerated() {
                 let s = cell.symbol
                 let si = Int(s)
-                if isBasic[si] && (restricted || kinds[si] != .external) {
+                if slots[si].isBasic && (restricted || slots[si].kind != .external) {
                     out.append("row \(i) holds basic symbol \(s)")
                 }
-                if restricted && kinds[si] == .external { out.append("restricted row \(i) holds external \(s)") }
-                if isBasic[si] && stamp[si] >= stamp[i] { out.append("row \(i) references a newer row \(s)") }
-                if isBasic[si] && !restricted && stamp[i] == 0 { out.append("reduced row \(i) references \(s)") }
+                if restricted && slots[si].kind == .external { out.append("restricted row \(i) holds external \(s)") }
+                if slots[si].isBasic && slots[si].stamp >= slots[i].stamp { out.append("row \(i) references a newer row \(s)") }
+                if slots[si].isBasic && !restricted && slots[i].stamp == 0 { out.append("reduced row \(i) references \(s)") }
                 if k > 0 && row.cells[k - 1].symbol >= s { out.append("row \(i) is not sorted") }
                 let slot = Int(cell.slot)
                 if slot < 0 || slot >= slots[si].column.count || slots[si].column[slot] != Int32(i) {
@@ -42,7 +42,7 @@ extension Solver {
             out.append("column \(s) is \(slots[s].column), rows say \(expected[s])")
         }
         for (k, objective) in objectives.enumerated() {
-            for s in objective.symbols where isBasic[Int(s)] || kinds[Int(s)] == .external {
+            for s in objective.symbols where slots[Int(s)].isBasic || slots[Int(s)].kind == .external {
                 out.append("objective \(k) holds symbol \(s)")
             }
         }
@@ -50,18 +50,18 @@ extension Solver {
         var fresh = self
         fresh.updateValues()
         // Only externals carry values (the sweep multiplies every other symbol's by 0).
-        for i in kinds.indices where kinds[i] != .external && (values[i] != 0 || fresh.values[i] != 0) {
+        for i in slots.indices where slots[i].kind != .external && (values[i] != 0 || fresh.values[i] != 0) {
             out.append("symbol \(i) is not external but has value \(fresh.values[i])")
         }
-        for i in kinds.indices where kinds[i] == .external {
+        for i in slots.indices where slots[i].kind == .external {
             let direct = evaluate(Int32(i))
             if abs(fresh.values[i] - direct) > 1e-6 * max(1, abs(direct)) {
                 out.append("cached value of \(i) is \(fresh.values[i]), rows say \(direct)")
             }
         }
         // References form no cycle.
-        var state = [UInt8](repeating: 0, count: kinds.count)
-        for i in kinds.indices where isBasic[i] && kinds[i] == .external && state[i] == 0 {
+        var state = [UInt8](repeating: 0, count: slots.count)
+        for i in slots.indices where slots[i].isBasic && slots[i].kind == .external && state[i] == 0 {
             var stack: [(Int32, Bool)] = [(Int32(i), false)]
             while let (t, done) = stack.popLast() {
                 let ti = Int(t)
@@ -70,7 +70,7 @@ extension Solver {
                 if state[ti] == 1 { out.append("reference cycle through \(t)"); return out }
                 state[ti] = 1
                 stack.append((t, true))
-                for s in slots[ti].row.symbols where isBasic[Int(s)] {
+                for s in slots[ti].row.symbols where slots[Int(s)].isBasic {
                     if state[Int(s)] == 1 { out.append("reference cycle through \(s)"); return out }
                     if state[Int(s)] == 0 { stack.append((s, false)) }
                 }

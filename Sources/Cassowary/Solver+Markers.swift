@@ -9,9 +9,9 @@ extension Solver {
         let m = Int(change.marker)
         var inconsistent: Int32? = nil
         infeasible.removeAll()
-        if isBasic[m] {
+        if slots[m].isBasic {
             slots[m].row.constant -= shift
-            if kinds[m].isRestricted { noteShifted(CollectionOfOne(change.marker)) }
+            if slots[m].kind.isRestricted { noteShifted(CollectionOfOne(change.marker)) }
             if !checkRestricted(change.marker) { inconsistent = change.marker }
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
@@ -28,23 +28,21 @@ extension Solver {
                 swap(&shifted, &scratchShifted)
             }
             let first = dirty.count
-            kinds.withUnsafeBufferPointer { kinds in
-                slots.withUnsafeMutableBufferPointer { slots in
-                    for b in column {
-                        let bi = Int(b)
-                        slots[bi].row.constant += slots[bi].row.coefficientNearFront(marker) * shift
-                        switch kinds[bi] {
-                        case .external: dirty.append(b)
-                        case .dummy:
-                            // The lowest inconsistent dummy row names the conflict (columns are
-                            // unordered).
-                            if abs(slots[bi].row.constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
-                                inconsistent = b
-                            }
-                        case .slack, .error:
-                            shifted.append(b)
-                            if slots[bi].row.constant < -Row.epsilon { negative.append(b) }
+            slots.withUnsafeMutableBufferPointer { slots in
+                for b in column {
+                    let bi = Int(b)
+                    slots[bi].row.constant += slots[bi].row.coefficientNearFront(marker) * shift
+                    switch slots[bi].kind {
+                    case .external: dirty.append(b)
+                    case .dummy:
+                        // The lowest inconsistent dummy row names the conflict (columns are
+                        // unordered).
+                        if abs(slots[bi].row.constant) >= 1e-8 && (inconsistent == nil || b < inconsistent!) {
+                            inconsistent = b
                         }
+                    case .slack, .error:
+                        shifted.append(b)
+                        if slots[bi].row.constant < -Row.epsilon { negative.append(b) }
                     }
                 }
             }
@@ -65,7 +63,7 @@ extension Solver {
     /// be longer than a scan of every symbol.
     private mutating func noteShifted(_ rows: some Collection<Int32>) {
         if shiftedUnknown { return }
-        if shiftedRestricted.count + rows.count > kinds.count {
+        if shiftedRestricted.count + rows.count > slots.count {
             shiftedUnknown = true
             shiftedRestricted.removeAll(keepingCapacity: true)
         } else {
@@ -76,7 +74,7 @@ extension Solver {
     @inline(__always)
     mutating func checkRestricted(_ b: Int32) -> Bool {
         let bi = Int(b)
-        switch kinds[bi] {
+        switch slots[bi].kind {
         case .external: return true
         case .dummy: return abs(slots[bi].row.constant) < 1e-8
         case .slack, .error:
@@ -88,12 +86,12 @@ extension Solver {
     /// Removes a constraint's errors from its objective level and its row from the tableau.
     mutating func removeEffects(_ record: ConstraintRecord) {
         if let level = record.level {
-            for e in [record.marker, record.other] where e >= 0 && kinds[Int(e)] == .error {
+            for e in [record.marker, record.other] where e >= 0 && slots[Int(e)].kind == .error {
                 addToObjective(e, -1, level: level)
             }
         }
         let m = record.marker
-        if isBasic[Int(m)] {
+        if slots[Int(m)].isBasic {
             _ = takeRow(m)
         } else if let leaving = markerLeavingRow(m) {
             var row = takeRow(leaving)
@@ -125,7 +123,7 @@ extension Solver {
                 }
             }
         }
-        if record.other >= 0 && isBasic[Int(record.other)] { _ = takeRow(record.other) }
+        if record.other >= 0 && slots[Int(record.other)].isBasic { _ = takeRow(record.other) }
         for k in objectives.indices {
             objectives[k].remove(m)
             if record.other >= 0 { objectives[k].remove(record.other) }
@@ -143,8 +141,8 @@ extension Solver {
         var r1 = Double.infinity, r2 = Double.infinity
         var first: Int32 = -1, second: Int32 = -1
         // Columns are unordered: every choice takes the lowest symbol among equals explicitly.
-        if let d = slots[Int(m)].column.lazy.filter({ self.kinds[Int($0)] == .dummy }).min() { return d }
-        for b in slots[Int(m)].column where kinds[Int(b)] != .external {
+        if let d = slots[Int(m)].column.lazy.filter({ self.slots[Int($0)].kind == .dummy }).min() { return d }
+        for b in slots[Int(m)].column where slots[Int(b)].kind != .external {
             let bi = Int(b)
             let c = slots[bi].row.coefficient(m)
             if c < 0 {

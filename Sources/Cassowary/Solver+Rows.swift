@@ -3,13 +3,10 @@
 
 extension Solver {
     mutating func newSymbol(_ kind: SymbolKind, owner id: Int32 = -1) -> Int32 {
-        let s = Int32(kinds.count)
-        kinds.append(kind)
-        slots.append(SymbolSlot())
-        isBasic.append(false)
+        let s = Int32(slots.count)
+        slots.append(SymbolSlot(kind: kind))
         owner.append(id)
         isCandidate.append(false)
-        stamp.append(0)
         values.append(0)
         isDirty.append(false)
         return s
@@ -17,11 +14,11 @@ extension Solver {
 
     /// Drops symbols created after `count` (they must be in no row, column or objective).
     mutating func truncateSymbols(to count: Int) {
-        let n = kinds.count - count
+        let n = slots.count - count
         guard n > 0 else { return }
-        kinds.removeLast(n); slots.removeLast(n); isBasic.removeLast(n)
+        slots.removeLast(n)
         owner.removeLast(n); isCandidate.removeLast(n)
-        stamp.removeLast(n); values.removeLast(n); isDirty.removeLast(n)
+        values.removeLast(n); isDirty.removeLast(n)
         for k in objectives.indices { objectives[k].truncate(to: count) }
         dirty.removeAll { Int($0) >= count }
         candidates.removeAll { Int($0) >= count }
@@ -62,21 +59,21 @@ extension Solver {
             slots[sym].column.append(s)
         }
         slots[i].row = row
-        isBasic[i] = true
-        if kinds[i] == .external {
+        slots[i].isBasic = true
+        if slots[i].kind == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
             // 0, before every row that may come to reference it.
-            if slots[i].row.cells.contains(where: { isBasic[Int($0.symbol)] }) {
+            if slots[i].row.cells.contains(where: { slots[Int($0.symbol)].isBasic }) {
                 nextStamp += 1
-                stamp[i] = nextStamp
+                slots[i].stamp = nextStamp
                 stampOrder.append(s)
             } else {
-                stamp[i] = 0
+                slots[i].stamp = 0
             }
             markDirty(s)
         }
-        if kinds[i].isRestricted && slots[i].row.constant < -Row.epsilon { pushInfeasible(s) }
+        if slots[i].kind.isRestricted && slots[i].row.constant < -Row.epsilon { pushInfeasible(s) }
     }
 
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
@@ -85,8 +82,8 @@ extension Solver {
         shiftedUnknown = true
         var row = Row()
         swap(&row, &slots[i].row)
-        isBasic[i] = false
-        if kinds[i] == .external { markDirty(s) }
+        slots[i].isBasic = false
+        if slots[i].kind == .external { markDirty(s) }
         for j in row.cells.indices {
             unindex(row.cells[j].symbol, slot: row.cells[j].slot)
             row.cells[j].slot = -1
@@ -102,8 +99,8 @@ extension Solver {
         swap(&column, &slots[Int(s)].column)
         if intoReducedRowsOnly {
             // The rows that keep `s` as a reference are re-indexed (their slots change).
-            for b in column where stamp[Int(b)] != 0 { index(b, cell: slots[Int(b)].row.search(s)) }
-            column = Column(column.filter { stamp[Int($0)] == 0 })
+            for b in column where slots[Int(b)].stamp != 0 { index(b, cell: slots[Int(b)].row.search(s)) }
+            column = Column(column.filter { slots[Int($0)].stamp == 0 })
         }
         for b in column {
             let bi = Int(b)
@@ -120,8 +117,8 @@ extension Solver {
                 // The new cells are the ones without a slot yet.
                 for j in slots[bi].row.cells.indices where slots[bi].row.cells[j].slot < 0 { index(b, cell: j) }
             }
-            if kinds[bi] == .external { markDirty(b) }
-            if kinds[bi].isRestricted && slots[bi].row.constant < -Row.epsilon { pushInfeasible(b) }
+            if slots[bi].kind == .external { markDirty(b) }
+            if slots[bi].kind.isRestricted && slots[bi].row.constant < -Row.epsilon { pushInfeasible(b) }
         }
         // `s` is basic now and its column empty; a spilled column's storage is kept for when it
         // leaves again (the dual simplex flips the same symbols back and forth).
@@ -158,7 +155,7 @@ extension Solver {
 
     @inline(__always)
     mutating func markCandidate(_ s: Int32) {
-        if !isCandidate[Int(s)] && kinds[Int(s)].isPivotable {
+        if !isCandidate[Int(s)] && slots[Int(s)].kind.isPivotable {
             isCandidate[Int(s)] = true
             candidates.append(s)
         }
@@ -180,7 +177,7 @@ extension Solver {
     /// objective[level] += c · s (in terms of non-basic symbols).
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
-        if isBasic[Int(s)] {
+        if slots[Int(s)].isBasic {
             addRow(slots[Int(s)].row, times: c, toObjective: k)
         } else {
             objectives[k].add(s, c)

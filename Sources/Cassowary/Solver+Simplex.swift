@@ -20,7 +20,7 @@ extension Solver {
         while i < candidates.count {
             let s = candidates[i]
             let si = Int(s)
-            if isBasic[si] || !kinds[si].isPivotable || lexSign(s) >= 0 {
+            if slots[si].isBasic || !slots[si].kind.isPivotable || lexSign(s) >= 0 {
                 isCandidate[si] = false
                 candidates.swapAt(i, candidates.count - 1)
                 candidates.removeLast()
@@ -39,7 +39,7 @@ extension Solver {
             var best = Double.infinity
             for b in slots[Int(entering)].column {
                 let bi = Int(b)
-                let kind = kinds[bi]
+                let kind = slots[bi].kind
                 guard kind.isRestricted else { continue }
                 let c = slots[bi].row.coefficient(entering)
                 // A basic dummy (a redundant required equality) must stay exactly 0: it blocks
@@ -72,8 +72,8 @@ extension Solver {
         shiftedUnknown = true
         var row = Row()
         swap(&row, &slots[li].row)
-        isBasic[li] = false
-        if kinds[li] == .external { markDirty(leaving) }
+        slots[li].isBasic = false
+        if slots[li].kind == .external { markDirty(leaving) }
         let j = row.search(entering)
         let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
@@ -84,7 +84,7 @@ extension Solver {
         row.cells[jl].slot = Int32(slots[li].column.count)
         slots[li].column.append(entering)
         slots[ei].row = row
-        isBasic[ei] = true
+        slots[ei].isBasic = true
         // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
         // needs that row in place (hence after the install).
         unindex(entering, slot: slot)
@@ -98,14 +98,14 @@ extension Solver {
     mutating func dualOptimize() -> Int32? {
         while let leaving = infeasible.pop() {
             let li = Int(leaving)
-            guard isBasic[li], kinds[li].isRestricted, slots[li].row.constant < -Row.epsilon else { continue }
+            guard slots[li].isBasic, slots[li].kind.isRestricted, slots[li].row.constant < -Row.epsilon else { continue }
             var entering: Int32 = -1
             var enteringCoefficient = 0.0
             let row = slots[li].row
             for cell in row.cells {
                 let s = cell.symbol
                 let c = cell.coefficient
-                guard c > Row.epsilon, kinds[Int(s)].isPivotable else { continue }
+                guard c > Row.epsilon, slots[Int(s)].kind.isPivotable else { continue }
                 if entering < 0 || ratioLess(s, c, entering, enteringCoefficient) {
                     entering = s
                     enteringCoefficient = c
@@ -122,7 +122,7 @@ extension Solver {
 
     mutating func collectInfeasibleRows() {
         infeasible.removeAll()
-        for i in isBasic.indices where isBasic[i] && kinds[i].isRestricted && kinds[i] != .dummy {
+        for i in slots.indices where slots[i].isBasic && slots[i].kind.isRestricted && slots[i].kind != .dummy {
             if slots[i].row.constant < -Row.epsilon { pushInfeasible(Int32(i)) }
         }
     }

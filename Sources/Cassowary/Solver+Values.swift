@@ -12,9 +12,9 @@ extension Solver {
     /// the same order, with the same dropping of |coefficient| < `Row.epsilon`: the result is
     /// bit-identical.
     mutating func expand(_ row: inout Row) {
-        guard row.cells.contains(where: { isBasic[Int($0.symbol)] }) else { return }
-        if expansion.count < kinds.count {
-            expansion.append(contentsOf: repeatElement(0, count: kinds.count - expansion.count))
+        guard row.cells.contains(where: { slots[Int($0.symbol)].isBasic }) else { return }
+        if expansion.count < slots.count {
+            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
         }
         var touched: [Int32] = []
         swap(&touched, &expansionTouched)
@@ -29,7 +29,7 @@ extension Solver {
             let s = cell.symbol
             expansion[Int(s)] = cell.coefficient
             touched.append(s)
-            if isBasic[Int(s)] { heap.push(s, stamp[Int(s)]) }
+            if slots[Int(s)].isBasic { heap.push(s, slots[Int(s)].stamp) }
         }
         while let x = heap.pop() {
             let c = expansion[Int(x)]
@@ -45,7 +45,7 @@ extension Solver {
                     if abs(v) >= Row.epsilon {
                         expansion[si] = v
                         touched.append(s)
-                        if isBasic[si] { heap.push(s, stamp[si]) }
+                        if slots[si].isBasic { heap.push(s, slots[si].stamp) }
                     }
                 } else {
                     let v = old + c * cell.coefficient
@@ -82,7 +82,7 @@ extension Solver {
     func freshSubject(_ row: Row) -> Int32? {
         for cell in row.cells {
             let s = cell.symbol
-            if kinds[Int(s)] == .external && !isBasic[Int(s)] && slots[Int(s)].column.isEmpty { return s }
+            if slots[Int(s)].kind == .external && !slots[Int(s)].isBasic && slots[Int(s)].column.isEmpty { return s }
         }
         return nil
     }
@@ -107,19 +107,19 @@ extension Solver {
             // Only externals have values. A removal lists every row that held the marker,
             // restricted ones too; a restricted symbol given its row's constant here would keep
             // it after leaving the basis, and the sweep would add it into external rows.
-            if kinds[xi] != .external { continue }
-            if isBasic[xi] && stamp[xi] > 0 {
-                from = min(from, Int(stamp[xi]) - 1)
-                markPending(Int(stamp[xi]) - 1)
+            if slots[xi].kind != .external { continue }
+            if slots[xi].isBasic && slots[xi].stamp > 0 {
+                from = min(from, Int(slots[xi].stamp) - 1)
+                markPending(Int(slots[xi].stamp) - 1)
                 continue
             }
-            let v = isBasic[xi] ? slots[xi].row.constant : 0
+            let v = slots[xi].isBasic ? slots[xi].row.constant : 0
             if values[xi] != v {
                 values[xi] = v
                 movedLog.append(x)
-                for y in slots[xi].column where stamp[Int(y)] > 0 {
-                    from = min(from, Int(stamp[Int(y)]) - 1)
-                    markPending(Int(stamp[Int(y)]) - 1)
+                for y in slots[xi].column where slots[Int(y)].stamp > 0 {
+                    from = min(from, Int(slots[Int(y)].stamp) - 1)
+                    markPending(Int(slots[Int(y)].stamp) - 1)
                 }
             }
         }
@@ -132,20 +132,18 @@ extension Solver {
         // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
         stampOrder.withUnsafeBufferPointer { order in
-            stamp.withUnsafeBufferPointer { stamps in
-                slots.withUnsafeBufferPointer { slots in
-                    values.withUnsafeMutableBufferPointer { values in
-                        pendingStamps.withUnsafeMutableBufferPointer { pending in
-                            Solver.sweep(order: order, from: from, stamps: stamps, slots: slots,
-                                         values: values, pending: pending, moved: &moved)
-                        }
+            slots.withUnsafeBufferPointer { slots in
+                values.withUnsafeMutableBufferPointer { values in
+                    pendingStamps.withUnsafeMutableBufferPointer { pending in
+                        Solver.sweep(order: order, from: from, slots: slots, values: values, pending: pending,
+                                     moved: &moved)
                     }
                 }
             }
         }
         swap(&moved, &movedLog)
         // A log longer than the solver is no cheaper to read than every value: stop keeping it.
-        if movedUnknown || movedLog.count > kinds.count {
+        if movedUnknown || movedLog.count > slots.count {
             movedUnknown = true
             movedLog.removeAll(keepingCapacity: true)
         }
@@ -178,8 +176,7 @@ extension Solver {
     /// `k + 1`): marks are set only for basic rows and nothing enters or leaves the basis during
     /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
     /// meaning (listed in `dirty`).
-    private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, stamps: UnsafeBufferPointer<Int32>,
-                              slots: UnsafeBufferPointer<SymbolSlot>,
+    private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, slots: UnsafeBufferPointer<SymbolSlot>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
         var w = max(0, from) >> 6
@@ -193,7 +190,7 @@ extension Solver {
             let k = w << 6 | bits.trailingZeroBitCount
             let x = order[k]
             let xi = Int(x)
-            assert(Int(stamps[xi]) == k + 1, "a mark names the row installed with its stamp")
+            assert(Int(slots[xi].stamp) == k + 1, "a mark names the row installed with its stamp")
             var v = slots[xi].row.constant
             slots[xi].row.cells.withUnsafeBufferPointer { cells in
                 for cell in cells { v += cell.coefficient * values[Int(cell.symbol)] }
@@ -204,7 +201,7 @@ extension Solver {
                 // Only external rows reference an external, and only rows installed after it.
                 slots[xi].column.withEntries { column in
                     for y in column {
-                        let j = Int(stamps[Int(y)]) - 1
+                        let j = Int(slots[Int(y)].stamp) - 1
                         if j > k { pending[j >> 6] |= 1 << UInt64(j & 63) }
                     }
                 }
@@ -214,21 +211,21 @@ extension Solver {
 
     /// The value of `symbol` without the cache (when values are stale).
     func evaluate(_ symbol: Int32) -> Double {
-        guard isBasic[Int(symbol)] else { return 0 }
+        guard slots[Int(symbol)].isBasic else { return 0 }
         var memo: [Int32: Double] = [:]
         var stack: [Int32] = [symbol]
         while let t = stack.last {
             if memo[t] != nil { stack.removeLast(); continue }
             let row = slots[Int(t)].row
             var missing = false
-            for cell in row.cells where isBasic[Int(cell.symbol)] && memo[cell.symbol] == nil {
+            for cell in row.cells where slots[Int(cell.symbol)].isBasic && memo[cell.symbol] == nil {
                 stack.append(cell.symbol)
                 missing = true
             }
             if missing { continue }
             stack.removeLast()
             var v = row.constant
-            for cell in row.cells where isBasic[Int(cell.symbol)] {
+            for cell in row.cells where slots[Int(cell.symbol)].isBasic {
                 v += cell.coefficient * memo[cell.symbol]!
             }
             memo[t] = v
@@ -242,11 +239,11 @@ extension Solver {
         var rate: [Int32: Double] = [:]
         var cone: [Int32] = []
         var seen = Set<Int32>()
-        var frontier = slots[Int(s)].column.filter { kinds[Int($0)] == .external }
+        var frontier = slots[Int(s)].column.filter { slots[Int($0)].kind == .external }
         while let x = frontier.popLast() {
             if !seen.insert(x).inserted { continue }
             cone.append(x)
-            for y in slots[Int(x)].column where kinds[Int(y)] == .external { frontier.append(y) }
+            for y in slots[Int(x)].column where slots[Int(y)].kind == .external { frontier.append(y) }
         }
         // Dependency order inside the cone.
         var state: [Int32: UInt8] = [:]
@@ -258,7 +255,7 @@ extension Solver {
                     state[t] = 1
                     for cell in slots[Int(t)].row.cells {
                         let r = cell.symbol
-                        if isBasic[Int(r)] && seen.contains(r) && state[r] == nil { stack.append(r) }
+                        if slots[Int(r)].isBasic && seen.contains(r) && state[r] == nil { stack.append(r) }
                     }
                     continue
                 }
@@ -281,7 +278,7 @@ extension Solver {
             rate[x] = v
         }
         var out: [(Variable, Double)] = []
-        if kinds[Int(s)] == .external { out.append((Variable(s), 1)) }
+        if slots[Int(s)].kind == .external { out.append((Variable(s), 1)) }
         for (x, v) in rate where abs(v) > 1e-12 { out.append((Variable(x), v)) }
         return out.sorted { $0.0 < $1.0 }
     }

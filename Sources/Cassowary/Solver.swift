@@ -20,10 +20,8 @@
 /// infeasible below -1e-9; the objective's reduced costs are compared with 1e-9.
 public struct Solver: Sendable {
     // Symbols, indexed by symbol number.
-    var kinds: [SymbolKind] = []
-    /// Each symbol's row and column (see `SymbolSlot`).
+    /// Each symbol's kind, row, column and install stamp (see `SymbolSlot`).
     var slots: [SymbolSlot] = []
-    var isBasic: [Bool] = []
     /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
     var owner: [Int32] = []
 
@@ -40,10 +38,7 @@ public struct Solver: Sendable {
     var candidates: [Int32] = []
     var isCandidate: [Bool] = []
 
-    /// When each basic external row was installed: rows reference only rows installed before them
-    /// (except after a removal re-parameterises a variable), so expanding the newest first lets
-    /// shared references cancel early.
-    var stamp: [Int32] = []
+    /// The next install stamp (see `SymbolSlot.stamp`).
     var nextStamp: Int32 = 0
     /// The symbol installed with each stamp (stamp k at index k - 1): a dependency order of the
     /// external rows (entries whose symbol was re-installed or left the basis are skipped).
@@ -104,7 +99,7 @@ public struct Solver: Sendable {
         return values.withUnsafeBufferPointer(body)
     }
 
-    public var variableCount: Int { kinds.count }
+    public var variableCount: Int { slots.count }
 
     // MARK: Constraints
 
@@ -262,10 +257,10 @@ public struct Solver: Sendable {
         var s = statistics
         s.rows = 0
         s.cells = 0
-        for i in isBasic.indices where isBasic[i] {
+        for i in slots.indices where slots[i].isBasic {
             s.rows += 1
             s.cells += slots[i].row.count
-            for cell in slots[i].row.cells where kinds[Int(cell.symbol)] == .dummy { s.dummyCells += 1 }
+            for cell in slots[i].row.cells where slots[Int(cell.symbol)].kind == .dummy { s.dummyCells += 1 }
         }
         s.levels = levelKeys.count
         return s
@@ -308,15 +303,24 @@ struct ConstraintRecord: Sendable {
     }
 }
 
-/// A symbol's row and column, side by side: the value sweep reads both for each row it
-/// recomputes (the row's constant and cells, then the column of rows that reference it), and one
-/// record is one cache line where two arrays were two, under load both cold.
+/// What the solver keeps per symbol, side by side: the value sweep reads a row's constant, cells
+/// and column and the stamps of the rows that reference it; the marker shift each row's kind and
+/// constant. One record is one or two cache lines where an array per field was one each, under
+/// load all cold.
 struct SymbolSlot: Sendable {
     /// The symbol's row: meaningful only while the symbol is basic.
     var row = Row()
     /// The basic symbols whose rows hold this one, in no particular order (each cell records its
     /// slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
     var column = Column()
+    /// When a basic external row was installed: rows reference only rows installed before them
+    /// (except after a removal re-parameterises a variable), so expanding the newest first lets
+    /// shared references cancel early. 0: a reduced row, or not basic.
+    var stamp: Int32 = 0
+    var kind: SymbolKind
+    var isBasic = false
+
+    init(kind: SymbolKind) { self.kind = kind }
 }
 
 /// How a change of a constraint's constant moves its marker: `marker_old = marker_new + shift`

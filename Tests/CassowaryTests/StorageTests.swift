@@ -50,7 +50,7 @@ struct StorageTests {
     static func referenceIsBlocked(_ solver: Solver, _ s: Int32, direction: Double) -> Bool {
         for b in solver.slots[Int(s)].column {
             let bi = Int(b)
-            switch solver.kinds[bi] {
+            switch solver.slots[bi].kind {
             case .external: continue
             case .dummy: return true
             case .slack, .error:
@@ -64,8 +64,8 @@ struct StorageTests {
     /// `freeDirections` as it was written first: `lexSign` asked for each symbol.
     static func referenceFreeDirections(_ s: Solver) -> [FreeDirection] {
         var out: [FreeDirection] = []
-        for i in s.kinds.indices where !s.isBasic[i] {
-            let kind = s.kinds[i]
+        for i in s.slots.indices where !s.slots[i].isBasic {
+            let kind = s.slots[i].kind
             let sym = Int32(i)
             if kind == .dummy || s.lexSign(sym) != 0 || (kind != .external && s.owner[i] < 0) { continue }
             let up = referenceIsBlocked(s, sym, direction: 1)
