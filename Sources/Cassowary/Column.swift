@@ -97,8 +97,7 @@ struct Column: Sendable {
     mutating func compact() {
         guard inlineCount < 0 else { return }
         if spill.count <= Self.inlineCapacity {
-            let entries = spill
-            self = Column(entries)
+            self = Column(spill)
         } else if spill.capacity > spill.count {
             spill = spill.exactlySized()
         }
