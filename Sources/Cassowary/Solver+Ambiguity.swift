@@ -40,12 +40,13 @@ extension Solver {
                 if c < -Row.epsilon { costs[i] = -1 } else if c > Row.epsilon { costs[i] = 1 }
             }
         }
-        for s in slots.indices where !slots[s].isBasic {
-            let kind = slots[s].kind
+        // The candidates are picked from `status` (a byte a symbol) and the costs: the slots of
+        // the few that remain are read, not every symbol's.
+        for s in status.indices where !status[s].isBasic && costs[s] == 0 {
+            let kind = status[s].kind
             if kind == .dummy { continue }
             if kind != .external && owner[s] < 0 { continue }
             let sym = Int32(s)
-            if costs[s] != 0 { continue }
             let (upBlocked, downBlocked) = blocked(sym, bothWays: kind == .external)
             if upBlocked && downBlocked { continue }
             let rates = rates(of: sym)
@@ -66,7 +67,9 @@ extension Solver {
         var up = false, down = !bothWays
         for b in slots[Int(s)].column {
             let bi = Int(b)
-            switch slots[bi].kind {
+            // The kind from `status`: most rows in a column are external, skipped without
+            // reading their slot.
+            switch status[bi].kind {
             case .external: continue
             case .dummy: return (true, true)
             case .slack, .error:

@@ -18,6 +18,7 @@ extension Solver {
         }
         records = records.exactlySized()
         slots = slots.exactlySized()
+        status = status.exactlySized()
         owner = owner.exactlySized()
         stampOrder = stampOrder.exactlySized()
         values = values.exactlySized()

@@ -9,20 +9,15 @@ extension Solver {
     /// are the free directions, and a caller may keep the ones it has.
     public func degenerateRows() -> [Int32] {
         var out: [Int32] = []
-        for s in slots.indices where Self.isDegenerate(slots[s].kind, basic: slots[s].isBasic, constant: slots[s].row.constant) {
-            out.append(Int32(s))
-        }
+        for s in status.indices where isDegenerate(s) { out.append(Int32(s)) }
         return out
     }
 
     /// A basic slack or error symbol whose row constant is zero: the set `degenerateRows` lists.
+    /// The slot (and its row's constant) is read only for basic slack and error rows.
     @inline(__always)
-    static func isDegenerate(_ kind: SymbolKind, basic: Bool, constant: Double) -> Bool {
-        guard basic else { return false }
-        switch kind {
-        case .slack, .error: return constant < 1e-9
-        case .external, .dummy: return false
-        }
+    func isDegenerate(_ s: Int) -> Bool {
+        status[s].isBasicSlackOrError && slots[s].row.constant < 1e-9
     }
 
     /// Starts recording which restricted rows constant changes touch, so that
@@ -43,20 +38,21 @@ extension Solver {
         if !shiftedUnknown {
             for b in shiftedRestricted {
                 let bi = Int(b)
-                let now = Self.isDegenerate(slots[bi].kind, basic: slots[bi].isBasic, constant: slots[bi].row.constant)
+                let now = isDegenerate(bi)
                 if now != Self.sortedContains(previous, b) { return false }
             }
             return true
         }
         return slots.withUnsafeBufferPointer { slots in
-            previous.withUnsafeBufferPointer { previous in
-                var k = 0
-                for s in 0..<slots.count
-                where Self.isDegenerate(slots[s].kind, basic: slots[s].isBasic, constant: slots[s].row.constant) {
-                    if k == previous.count || previous[k] != Int32(s) { return false }
-                    k += 1
+            status.withUnsafeBufferPointer { status in
+                previous.withUnsafeBufferPointer { previous in
+                    var k = 0
+                    for s in 0..<status.count where status[s].isBasicSlackOrError && slots[s].row.constant < 1e-9 {
+                        if k == previous.count || previous[k] != Int32(s) { return false }
+                        k += 1
+                    }
+                    return k == previous.count
                 }
-                return k == previous.count
             }
         }
     }

@@ -38,6 +38,13 @@ extension Solver {
                 expected[si].append(Int32(i))
             }
         }
+        if status.count != slots.count {
+            out.append("status holds \(status.count) symbols, slots \(slots.count)")
+        } else {
+            for s in slots.indices where status[s] != SymbolStatus(kind: slots[s].kind, isBasic: slots[s].isBasic) {
+                out.append("status of \(s) disagrees with its slot")
+            }
+        }
         for s in slots.indices where slots[s].column.sorted() != expected[s] {
             out.append("column \(s) is \(slots[s].column), rows say \(expected[s])")
         }

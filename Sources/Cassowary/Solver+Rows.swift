@@ -5,6 +5,7 @@ extension Solver {
     mutating func newSymbol(_ kind: SymbolKind, owner id: Int32 = -1) -> Int32 {
         let s = Int32(slots.count)
         slots.append(SymbolSlot(kind: kind))
+        status.append(SymbolStatus(kind: kind, isBasic: false))
         owner.append(id)
         isCandidate.append(false)
         values.append(0)
@@ -17,11 +18,19 @@ extension Solver {
         let n = slots.count - count
         guard n > 0 else { return }
         slots.removeLast(n)
+        status.removeLast(n)
         owner.removeLast(n); isCandidate.removeLast(n)
         values.removeLast(n); isDirty.removeLast(n)
         for k in objectives.indices { objectives[k].truncate(to: count) }
         dirty.removeAll { Int($0) >= count }
         candidates.removeAll { Int($0) >= count }
+    }
+
+    /// Sets the basis flag in the slot and in `status`, which must agree.
+    @inline(__always)
+    mutating func setBasic(_ i: Int, _ basic: Bool) {
+        slots[i].isBasic = basic
+        status[i] = SymbolStatus(kind: slots[i].kind, isBasic: basic)
     }
 
     /// Adds basic row `b` to the column of `cells[j]`'s symbol, recording the slot in the cell.
@@ -59,7 +68,7 @@ extension Solver {
             slots[sym].column.append(s)
         }
         slots[i].row = row
-        slots[i].isBasic = true
+        setBasic(i, true)
         if slots[i].kind == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
@@ -82,7 +91,7 @@ extension Solver {
         shiftedUnknown = true
         var row = Row()
         swap(&row, &slots[i].row)
-        slots[i].isBasic = false
+        setBasic(i, false)
         if slots[i].kind == .external { markDirty(s) }
         for j in row.cells.indices {
             unindex(row.cells[j].symbol, slot: row.cells[j].slot)

@@ -72,7 +72,7 @@ extension Solver {
         shiftedUnknown = true
         var row = Row()
         swap(&row, &slots[li].row)
-        slots[li].isBasic = false
+        setBasic(li, false)
         if slots[li].kind == .external { markDirty(leaving) }
         let j = row.search(entering)
         let slot = row.cells[j].slot
@@ -84,7 +84,7 @@ extension Solver {
         row.cells[jl].slot = Int32(slots[li].column.count)
         slots[li].column.append(entering)
         slots[ei].row = row
-        slots[ei].isBasic = true
+        setBasic(ei, true)
         // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
         // needs that row in place (hence after the install).
         unindex(entering, slot: slot)

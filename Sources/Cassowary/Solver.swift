@@ -22,6 +22,9 @@ public struct Solver: Sendable {
     // Symbols, indexed by symbol number.
     /// Each symbol's kind, row, column and install stamp (see `SymbolSlot`).
     var slots: [SymbolSlot] = []
+    /// Each symbol's kind and basis flag again, one byte each (see `SymbolStatus`), for the scans
+    /// over every symbol; kept equal to `slots` by `setBasic(_:_:)` and `newSymbol`.
+    var status: [SymbolStatus] = []
     /// The constraint a marker or error symbol belongs to (-1 for externals and artificials).
     var owner: [Int32] = []
 
@@ -88,7 +91,13 @@ public struct Solver: Sendable {
     /// The variable's current value: its row's constant when basic, else 0.
     @inline(__always)
     public func value(_ v: Variable) -> Double {
-        valuesStale ? evaluate(v.index) : values[Int(v.index)]
+        value(ofIndex: v.index)
+    }
+
+    /// The value of the variable whose `index` is `index` (as `value(_:)`).
+    @inline(__always)
+    public func value(ofIndex index: Int32) -> Double {
+        valuesStale ? evaluate(index) : values[Int(index)]
     }
 
     /// Runs `body` with the value of every variable, indexed by `Variable.index`, when the
@@ -321,6 +330,24 @@ struct SymbolSlot: Sendable {
     var isBasic = false
 
     init(kind: SymbolKind) { self.kind = kind }
+}
+
+/// A symbol's kind and whether it is basic, in one byte: a copy of `SymbolSlot.kind` and
+/// `.isBasic`. The ambiguity check and the degeneracy scans visit every symbol to pick the few
+/// they need (non-basic candidates, basic restricted rows); reading that from 48-byte slots made
+/// a scan of a 50-view form ~470 cache lines, under load nearly all misses, where this is ~10.
+struct SymbolStatus: Equatable, Sendable {
+    private var raw: UInt8
+
+    init(kind: SymbolKind, isBasic: Bool) { raw = kind.rawValue | (isBasic ? 0x80 : 0) }
+
+    @inline(__always) var kind: SymbolKind { SymbolKind(rawValue: raw & 0x7f)! }
+    @inline(__always) var isBasic: Bool { raw & 0x80 != 0 }
+
+    /// A basic slack or error row: one that can be degenerate (see `Solver.isDegenerate`).
+    @inline(__always) var isBasicSlackOrError: Bool {
+        raw == 0x80 | SymbolKind.slack.rawValue || raw == 0x80 | SymbolKind.error.rawValue
+    }
 }
 
 /// How a change of a constraint's constant moves its marker: `marker_old = marker_new + shift`
