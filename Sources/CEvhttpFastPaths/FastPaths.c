@@ -43,6 +43,8 @@ static void note_used(int path) {
     }
 }
 
+void layoutd_note_fast_path(int path) { note_used(path); }
+
 int layoutd_fast_paths_used(void) { return atomic_load_explicit(&used, memory_order_relaxed); }
 void layoutd_fast_paths_reset(void) { atomic_store_explicit(&used, 0, memory_order_relaxed); }
 

@@ -91,4 +91,6 @@ public struct SolverStatistics: Equatable, Sendable {
     /// Cells holding required equalities' markers (bookkeeping for removal and constant changes).
     public var dummyCells: Int = 0
     public var levels: Int = 0
+    /// Shift plans made (see `Solver.setConstant(_:to:repeated:)`).
+    public var shiftPlansMade: Int = 0
 }

@@ -143,6 +143,7 @@ extension Solver {
         }
         var column = Column()
         swap(&column, &slots[Int(art)].column)
+        if !column.isEmpty { structureChanged() }
         for b in column {
             slots[Int(b)].row.remove(art)
             if slots[Int(b)].kind == .external { markDirty(b) }

@@ -31,6 +31,7 @@ extension Solver {
         dirty = dirty.exactlySized()
         infeasible.items = infeasible.items.exactlySized()
         mergeCells = []
+        shiftPlans = []
         expansion = []
         expansionTouched = []
         scratchInserted = []

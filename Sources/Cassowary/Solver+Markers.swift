@@ -3,8 +3,11 @@
 extension Solver {
     /// Applies a change of `delta` to the constraint's expression constant: the marker is renamed
     /// `marker_old = marker_new + shift`, which moves the constant of every row holding it.
+    /// With `planned`, a non-basic marker's rows and the values that depend on them are moved
+    /// through its `ShiftPlan` (made now if the tableau changed since the last one), without
+    /// reading the rows' cells or sweeping the values.
     /// - Returns: a basic dummy (a redundant required equality) that became non-zero, if any.
-    mutating func shiftMarker(_ change: MarkerShift, by delta: Double) -> Int32? {
+    mutating func shiftMarker(_ change: MarkerShift, by delta: Double, planned: Bool = false) -> Int32? {
         let shift = change.rowScale * delta / change.markerCoefficient
         let m = Int(change.marker)
         var inconsistent: Int32? = nil
@@ -28,12 +31,15 @@ extension Solver {
                 swap(&shifted, &scratchShifted)
             }
             let first = dirty.count
+            let plan = planned ? shiftPlan(for: marker) : nil
             slots.withUnsafeMutableBufferPointer { slots in
-                for b in column {
+                // An external row is listed for the sweep, unless a plan moves the values.
+                @inline(__always)
+                func move(_ b: Int32, by amount: Double) {
                     let bi = Int(b)
-                    slots[bi].row.constant += slots[bi].row.coefficientNearFront(marker) * shift
+                    slots[bi].row.constant += amount
                     switch slots[bi].kind {
-                    case .external: dirty.append(b)
+                    case .external: if plan == nil { dirty.append(b) }
                     case .dummy:
                         // The lowest inconsistent dummy row names the conflict (columns are
                         // unordered).
@@ -45,7 +51,15 @@ extension Solver {
                         if slots[bi].row.constant < -Row.epsilon { negative.append(b) }
                     }
                 }
+                if let plan {
+                    shiftPlans[plan].rows.withUnsafeBufferPointer { rows in
+                        for cell in rows { move(cell.symbol, by: cell.coefficient * shift) }
+                    }
+                } else {
+                    for b in column { move(b, by: slots[Int(b)].row.coefficientNearFront(marker) * shift) }
+                }
             }
+            if let plan { applyRates(of: plan, shift: shift) }
             // Each row is once in the column, so only a row already dirty can be listed twice.
             var k = first
             for j in first..<dirty.count {
@@ -117,6 +131,7 @@ extension Solver {
                 // Every row's net dependence on the marker is zero: its direct cells cancel.
                 var column = Column()
                 swap(&column, &slots[Int(m)].column)
+                structureChanged()
                 for b in column {
                     slots[Int(b)].row.remove(m)
                     markDirty(b)

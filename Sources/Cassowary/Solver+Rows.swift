@@ -17,6 +17,7 @@ extension Solver {
     mutating func truncateSymbols(to count: Int) {
         let n = slots.count - count
         guard n > 0 else { return }
+        structureChanged()
         slots.removeLast(n)
         status.removeLast(n)
         owner.removeLast(n); isCandidate.removeLast(n)
@@ -59,7 +60,7 @@ extension Solver {
     /// Makes `s` basic with `row`, indexing its cells.
     mutating func installRow(_ s: Int32, _ row: consuming Row) {
         let i = Int(s)
-        shiftedUnknown = true
+        structureChanged()
         // Indexed before it is stored: writing the slots through `slots[i].row` while the parameter
         // still holds the buffer would copy the row.
         for j in row.cells.indices {
@@ -88,7 +89,7 @@ extension Solver {
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
     mutating func takeRow(_ s: Int32) -> Row {
         let i = Int(s)
-        shiftedUnknown = true
+        structureChanged()
         var row = Row()
         swap(&row, &slots[i].row)
         setBasic(i, false)
@@ -103,7 +104,7 @@ extension Solver {
     /// Replaces `s` by `row` in every row and objective that holds it. Cost: s's column.
     /// With `intoReducedRowsOnly`, only external rows that reference nothing (stamp 0) take it.
     mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
-        shiftedUnknown = true
+        structureChanged()
         var column = Column()
         swap(&column, &slots[Int(s)].column)
         if intoReducedRowsOnly {

@@ -69,7 +69,7 @@ extension Solver {
     /// times). Only the entering symbol's cell leaves and the leaving symbol's cell joins.
     mutating func pivot(_ entering: Int32, _ leaving: Int32) {
         let li = Int(leaving), ei = Int(entering)
-        shiftedUnknown = true
+        structureChanged()
         var row = Row()
         swap(&row, &slots[li].row)
         setBasic(li, false)

@@ -64,6 +64,11 @@ public struct Solver: Sendable {
     /// substitution; or more shifts than symbols).
     var shiftedRestricted: [Int32] = []
     var shiftedUnknown = true
+    /// Counts changes of any row's cells or of the basis (`structureChanged()`); the plans in
+    /// `shiftPlans` describe the tableau at `shiftPlansVersion` and are dropped once it differs.
+    var structureVersion: UInt64 = 0
+    var shiftPlansVersion: UInt64 = 0
+    var shiftPlans: [ShiftPlan] = []
 
     var mergeCells: [Cell] = []
     /// `expand`'s dense accumulator (0 where a symbol is absent) and the symbols it touched.
@@ -174,7 +179,12 @@ public struct Solver: Sendable {
     /// - Throws: `SolverError.unknownConstraint`; `SolverError.unsatisfiable` when the new constant
     ///   makes the required constraints infeasible (the constant is then put back and the solver
     ///   holds the previous solution).
-    public mutating func setConstant(_ id: ConstraintID, to constant: Double) throws(SolverError) {
+    ///
+    /// With `repeated`, the caller expects this constant to change again and again (a root's size,
+    /// an edit variable): the effect of moving the constraint's marker is kept as a plan (see
+    /// `ShiftPlan`) while the tableau's structure does not change, and later changes move the
+    /// rows and values through it instead of reading every row that depends on the marker.
+    public mutating func setConstant(_ id: ConstraintID, to constant: Double, repeated: Bool = false) throws(SolverError) {
         let i = Int(id.index)
         guard i >= 0, i < records.count else { throw .unknownConstraint }
         guard constant.isFinite else { throw .invalidArgument("non-finite constant") }
@@ -185,7 +195,7 @@ public struct Solver: Sendable {
         case .changed(let o, let s): (old, shift) = (o, s)
         }
         let delta = constant - old
-        var failing = shiftMarker(shift, by: delta)
+        var failing = shiftMarker(shift, by: delta, planned: repeated)
         if failing == nil { failing = dualOptimize() }
         if let failing {
             let conflicts = requiredOwners(inRowOf: failing, plus: [id])
@@ -250,7 +260,7 @@ public struct Solver: Sendable {
     /// - Throws: `SolverError.unknownEditVariable`; `SolverError.unsatisfiable` as `setConstant`.
     public mutating func suggestValue(_ v: Variable, _ value: Double) throws(SolverError) {
         guard let id = edits[v] else { throw .unknownEditVariable }
-        try setConstant(id, to: -value)
+        try setConstant(id, to: -value, repeated: true)
     }
 
     /// - Throws: `SolverError.unknownEditVariable`.
@@ -316,18 +326,23 @@ struct ConstraintRecord: Sendable {
 /// and column and the stamps of the rows that reference it; the marker shift each row's kind and
 /// constant. One record is one or two cache lines where an array per field was one each, under
 /// load all cold.
+///
+/// The fields are declared (and so laid out) in the order the hot loops need them: the row, the
+/// stamp and the kind in the first 24 bytes, the column after. An array's elements start 32
+/// bytes into its allocation, so every other 48-byte slot crosses a cache line at byte 32: the
+/// marker shift (row and kind) and the sweep's dependents (stamp) then still read one line.
 struct SymbolSlot: Sendable {
     /// The symbol's row: meaningful only while the symbol is basic.
     var row = Row()
-    /// The basic symbols whose rows hold this one, in no particular order (each cell records its
-    /// slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
-    var column = Column()
     /// When a basic external row was installed: rows reference only rows installed before them
     /// (except after a removal re-parameterises a variable), so expanding the newest first lets
     /// shared references cancel early. 0: a reduced row, or not basic.
     var stamp: Int32 = 0
     var kind: SymbolKind
     var isBasic = false
+    /// The basic symbols whose rows hold this one, in no particular order (each cell records its
+    /// slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
+    var column = Column()
 
     init(kind: SymbolKind) { self.kind = kind }
 }

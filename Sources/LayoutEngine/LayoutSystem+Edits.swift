@@ -20,7 +20,7 @@ extension LayoutSystem {
             guard let value, let pos = position(of: .view(id, field)), let cid = solverIDs[pos] else { continue }
             if compiled[pos].constant == -value { continue }
             do {
-                try solver.setConstant(cid, to: -value)
+                try solver.setConstant(cid, to: -value, repeated: true)
                 compiled[pos].constant = -value
                 stats.editsSuggested += 1
             } catch {

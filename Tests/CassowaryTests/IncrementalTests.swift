@@ -30,6 +30,61 @@ struct ConstantChangeTests {
         }
     }
 
+    /// A root-like width `w` and a row of 20 views after it, each 8 apart and a tenth of `w`
+    /// wide: every view's position depends on `w` through the chain of references.
+    static func chain() throws -> (Solver, w: Variable, widthID: ConstraintID, xs: [Variable]) {
+        var s = Solver()
+        let w = s.addVariable()
+        let id = try s.add(expr([(w, 1)], -400), .equal, priority: 1000).id
+        var xs: [Variable] = []
+        var previousEnd: (Variable, Variable)? = nil
+        for _ in 0..<20 {
+            let x = s.addVariable(), width = s.addVariable()
+            try s.add(expr([(width, 1), (w, -0.1)]), .equal, priority: 1000)
+            if let (px, pw) = previousEnd {
+                try s.add(expr([(x, 1), (px, -1), (pw, -1)], -8), .equal, priority: 1000)
+            } else {
+                try s.add(expr([(x, 1)], -8), .equal, priority: 1000)
+            }
+            previousEnd = (x, width)
+            xs.append(x)
+        }
+        return (s, w, id, xs)
+    }
+
+    @Test("a repeated constant change reuses one plan and gives a fresh solver's values")
+    func repeatedChangeUsesPlan() throws {
+        var (s, w, id, xs) = try Self.chain()
+        let made = s.statistics.shiftPlansMade
+        for (k, width) in [500.0, 320, 1024, 333.3, 400, 768.25, 1].enumerated() {
+            try s.setConstant(id, to: -width, repeated: true)
+            var (fresh, _, freshID, freshXs) = try Self.chain()
+            try fresh.setConstant(freshID, to: -width)
+            #expect(abs(s.value(w) - width) < 1e-9)
+            for i in xs.indices {
+                #expect(abs(s.value(xs[i]) - fresh.value(freshXs[i])) < 1e-9, "change \(k) view \(i)")
+            }
+            #expect(s.invariantViolations().isEmpty)
+        }
+        // One plan for all seven changes: the structure never changed between them.
+        #expect(s.statistics.shiftPlansMade == made + 1)
+    }
+
+    @Test("a plan is made again after the tableau changes, and moves the new dependents too")
+    func planFollowsStructure() throws {
+        var (s, w, id, xs) = try Self.chain()
+        try s.setConstant(id, to: -500, repeated: true)
+        #expect(s.statistics.shiftPlansMade == 1)
+        // A new variable that depends on w: a plan made before it would not move it.
+        let half = s.addVariable()
+        try s.add(expr([(half, 1), (w, -0.5)]), .equal, priority: 1000)
+        try s.setConstant(id, to: -600, repeated: true)
+        #expect(s.statistics.shiftPlansMade == 2)
+        #expect(abs(s.value(half) - 300) < 1e-9)
+        #expect(abs(s.value(xs[19]) - (8 * 20 + 60 * 19)) < 1e-9)
+        #expect(s.invariantViolations().isEmpty)
+    }
+
     @Test("a constant change touches only the marker's column and costs no pivots when feasible")
     func constantChangeIsCheap() throws {
         var s = Solver()
@@ -192,8 +247,12 @@ struct DifferentialTests {
             } else {
                 let k = live[Int.random(in: 0..<live.count, using: &rng)]
                 let newConstant = specs[k]!.constant + Double(Int.random(in: -15...15, using: &rng))
+                // Half of the changes go through a shift plan, made or reused while the tableau
+                // keeps its structure, and dropped by the adds, removes and pivots between them.
+                let repeated = Bool.random(using: &rng)
+                lastOp = repeated ? "planned constant" : "constant"
                 do {
-                    try solver.setConstant(ids[k]!, to: newConstant)
+                    try solver.setConstant(ids[k]!, to: newConstant, repeated: repeated)
                     specs[k]!.constant = newConstant
                 } catch {
                     // Refused as infeasible: the old constant stays.

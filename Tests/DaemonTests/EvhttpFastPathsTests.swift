@@ -139,6 +139,32 @@ struct EvhttpFastPathsTests {
         #expect(used & Int32(LAYOUTD_FAST_READ_SIZE) != 0)
     }
 
+    @Test("replies go out before the callback returns, one after another on a connection, large ones too")
+    func repliesSentAtOnce() throws {
+        let large = String(repeating: "x", count: 3_000_000)
+        let server = try InProcessServer { request in
+            request.path == "/large" ? .json(#"{"x":""# + large + #""}"#) : .json(#"{"path":"\#(request.path)"}"#)
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        layoutd_fast_paths_reset()
+        // Pipelined: the second request waits in the input while the first is answered.
+        try connection.sendRequest("GET", "/a")
+        try connection.sendRequest("GET", "/b")
+        #expect(try connection.readResponse().text == #"{"path":"/a"}"#)
+        #expect(try connection.readResponse().text == #"{"path":"/b"}"#)
+        #expect(layoutd_fast_paths_used() & Int32(LAYOUTD_FAST_SENT_AT_ONCE) != 0)
+        // More than a socket takes at once: the rest is written by libevent, then the next reply.
+        let big = try connection.request("GET", "/large")
+        #expect(big.status == 200 && big.body.count == large.utf8.count + 8)
+        let head = try connection.request("HEAD", "/h")
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(try connection.request("GET", "/c").text == #"{"path":"/c"}"#)
+        // A reply that closes the connection: sent whole, then the connection closes.
+        let last = try connection.request("GET", "/d", headers: [("Connection", "close")])
+        #expect(last.text == #"{"path":"/d"}"#)
+        #expect(connection.serverClosed())
+    }
+
     @Test("waiting bytes are the kernel's for every caller but libevent, past 4,096 too; errors are the kernel's")
     func bytesReadableOutsideLibevent() throws {
         // A pipe: FIONREAD answers for it as for a socket (a socketpair here made a clean build of

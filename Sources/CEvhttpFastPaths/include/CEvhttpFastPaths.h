@@ -10,9 +10,18 @@ struct evbuffer;
 /// Which of this process's fast paths wrote a line since `layoutd_fast_paths_reset()`: a test
 /// reads them to check that evhttp's own calls reach the overrides.
 enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2, LAYOUTD_FAST_HTTP_VERSION = 4,
-       LAYOUTD_FAST_READ_SIZE = 8 };
+       LAYOUTD_FAST_READ_SIZE = 8, LAYOUTD_FAST_SENT_AT_ONCE = 16 };
 int layoutd_fast_paths_used(void);
 void layoutd_fast_paths_reset(void);
+/// Records that a fast path ran (for `layoutd_fast_paths_used`).
+void layoutd_note_fast_path(int path);
+
+struct evhttp_request;
+/// `evhttp_send_reply(req, code, reason, NULL)`, then the reply written to the socket at once
+/// when it takes all of it, and the request finished there and then (see SendNow.c). `req` must
+/// not be used after the call. Returns 1 when the reply went out at once, 0 when libevent
+/// sends it (or the rest of it) later, as `evhttp_send_reply` alone would.
+int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *reason);
 
 /// The overridden comparison, under its libevent name (declared here for the tests).
 int evutil_ascii_strcasecmp(const char *s1, const char *s2);

@@ -1,0 +1,140 @@
+// Plans for constant changes that repeat: a root's width and height, an edit variable.
+//
+// A constant change moves the constant of every row holding the constraint's marker, and then
+// the value of every external row that holds the marker or references a row whose value moved.
+// The general path reads each of those rows' cells (one allocation each, under load nearly all
+// cache misses). As long as no row changes its cells and no symbol enters or leaves the basis,
+// the effect of moving the marker by `shift` is linear and fixed: each row's constant moves by
+// (its coefficient of the marker) × shift, each external's value by (its rate) × shift. A plan
+// keeps those coefficients and rates side by side, so a repeated change reads two short arrays,
+// the rows' slots and the values, not the rows' cells.
+//
+// Exactness: a planned change adds `rate · shift` to a value where the sweep would recompute
+// `constant + Σ coefficient · value`: the two differ by rounding (the row constants themselves
+// are already moved incrementally by every constant change, planned or not). Values stay the
+// same for the same sequence of operations in every process; a later sweep over a row recomputes
+// it from its cells.
+
+/// What moving one marker changes, while the tableau's structure stays as it was when the plan
+/// was made (`Solver.structureVersion`).
+struct ShiftPlan: Sendable {
+    var marker: Int32
+    /// The rows holding the marker (its column, as `Cell(row, coefficient of the marker)`),
+    /// restricted and external, in column order.
+    var rows: [Cell]
+    /// Each external whose value moves with the marker, with its rate (`Cell(variable, rate)`):
+    /// the external rows of the column and every row that references one, transitively.
+    var rates: [Cell]
+}
+
+extension Solver {
+    /// Plans kept at most: a root's width and height, a few edit variables.
+    static let shiftPlanLimit = 4
+
+    /// Records that a row's cells or the basis changed: every plan is out of date.
+    @inline(__always)
+    mutating func structureChanged() {
+        shiftedUnknown = true
+        structureVersion &+= 1
+    }
+
+    /// The plan for `marker` (a non-basic symbol), made now if there is none for the current
+    /// structure; older plans are dropped beyond `shiftPlanLimit`, first made first dropped.
+    mutating func shiftPlan(for marker: Int32) -> Int {
+        if shiftPlansVersion != structureVersion {
+            shiftPlans.removeAll(keepingCapacity: true)
+            shiftPlansVersion = structureVersion
+        }
+        if let k = shiftPlans.firstIndex(where: { $0.marker == marker }) { return k }
+        if shiftPlans.count >= Self.shiftPlanLimit { shiftPlans.removeFirst() }
+        shiftPlans.append(makeShiftPlan(marker))
+        statistics.shiftPlansMade += 1
+        return shiftPlans.count - 1
+    }
+
+    /// The marker's rows with their coefficients, and the rates of the externals that depend on
+    /// it, computed as the value sweep computes values: in stamp order (a row references only
+    /// rows with an older stamp; reduced rows, stamp 0, reference none), through the same marks
+    /// (`pendingStamps`, left clear), with each rate kept in the dense `expansion` scratch (left
+    /// zero). Made once per structure, so it costs about one sweep.
+    private mutating func makeShiftPlan(_ marker: Int32) -> ShiftPlan {
+        if expansion.count < slots.count {
+            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
+        }
+        let words = (stampOrder.count + 63) >> 6
+        if pendingStamps.count < words {
+            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
+        }
+        var rows: [Cell] = []
+        var rates: [Cell] = []
+        rows.reserveCapacity(slots[Int(marker)].column.count)
+        var from = Int(nextStamp)
+        /// Marks the external rows that reference `x` and were installed after stamp `k + 1`.
+        func markDependents(of x: Int32, after k: Int) {
+            for y in slots[Int(x)].column {
+                let j = Int(slots[Int(y)].stamp) - 1
+                if j > k {
+                    pendingStamps[j >> 6] |= 1 << UInt64(j & 63)
+                    from = min(from, j)
+                }
+            }
+        }
+        for b in slots[Int(marker)].column {
+            let bi = Int(b)
+            let c = slots[bi].row.coefficient(marker)
+            rows.append(Cell(b, c))
+            guard slots[bi].kind == .external else { continue }
+            if slots[bi].stamp == 0 {
+                // A reduced row: its rate is its coefficient (it references nothing).
+                expansion[bi] = c
+                rates.append(Cell(b, c))
+                markDependents(of: b, after: -1)
+            } else {
+                let k = Int(slots[bi].stamp) - 1
+                pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
+                from = min(from, k)
+            }
+        }
+        var w = max(0, from) >> 6
+        while w < pendingStamps.count {
+            let bits = pendingStamps[w]
+            if bits == 0 {
+                w += 1
+                continue
+            }
+            pendingStamps[w] = bits & (bits &- 1)
+            let k = w << 6 | bits.trailingZeroBitCount
+            let x = stampOrder[k]
+            var r = 0.0
+            for cell in slots[Int(x)].row.cells {
+                r += cell.symbol == marker ? cell.coefficient : cell.coefficient * expansion[Int(cell.symbol)]
+            }
+            guard r != 0 else { continue }
+            expansion[Int(x)] = r
+            rates.append(Cell(x, r))
+            markDependents(of: x, after: k)
+        }
+        for cell in rates { expansion[Int(cell.symbol)] = 0 }
+        return ShiftPlan(marker: marker, rows: rows, rates: rates)
+    }
+
+    /// Moves the values of the plan's externals by their rates × `shift`, logging the ones that
+    /// moved (as the sweep does).
+    mutating func applyRates(of k: Int, shift: Double) {
+        shiftPlans[k].rates.withUnsafeBufferPointer { rates in
+            values.withUnsafeMutableBufferPointer { values in
+                for cell in rates {
+                    let d = cell.coefficient * shift
+                    if d != 0 {
+                        values[Int(cell.symbol)] += d
+                        movedLog.append(cell.symbol)
+                    }
+                }
+            }
+        }
+        if movedUnknown || movedLog.count > slots.count {
+            movedUnknown = true
+            movedLog.removeAll(keepingCapacity: true)
+        }
+    }
+}
