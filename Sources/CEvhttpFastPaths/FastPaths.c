@@ -20,6 +20,7 @@
 // libevent ever bind these calls internally, or change its formats, the overrides are simply not
 // used: nothing else depends on them.
 #include "CEvhttpFastPaths.h"
+#include "Internal.h"
 
 #include <event2/buffer.h>
 #include <link.h>
@@ -251,6 +252,10 @@ __attribute__((constructor)) static void locate_libevent(void) {
     dl_iterate_phdr(find_libevent_text, (void *)(uintptr_t)&evbuffer_read);
 }
 
+int layoutd_called_from_libevent(uintptr_t return_address) {
+    return return_address >= libevent_text_start && return_address < libevent_text_end;
+}
+
 /// libevent sizes each socket read with `ioctl(fd, FIONREAD, &n)` and then reads
 /// min(n, 4096) bytes, or 4096 when the call fails or says 0. Answering 4096 for its calls saves
 /// the system call: the read asks for up to 4,096 bytes and the kernel gives what is there (the
@@ -262,7 +267,7 @@ int ioctl(int fd, unsigned long request, ...) {
     void *argument = va_arg(ap, void *);
     va_end(ap);
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-    if (request == FIONREAD && argument != NULL && caller >= libevent_text_start && caller < libevent_text_end) {
+    if (request == FIONREAD && argument != NULL && layoutd_called_from_libevent(caller)) {
         *(int *)argument = LIBEVENT_MAX_READ;
         note_used(LAYOUTD_FAST_READ_SIZE);
         return 0;

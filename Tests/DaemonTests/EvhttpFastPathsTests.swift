@@ -153,6 +153,8 @@ struct EvhttpFastPathsTests {
         #expect(try connection.readResponse().text == #"{"path":"/a"}"#)
         #expect(try connection.readResponse().text == #"{"path":"/b"}"#)
         #expect(layoutd_fast_paths_used() & Int32(LAYOUTD_FAST_SENT_AT_ONCE) != 0)
+        // libevent's read interest, switched off and on again around each reply, costs no call.
+        #expect(layoutd_fast_paths_used() & Int32(LAYOUTD_FAST_SAME_INTEREST) != 0)
         // More than a socket takes at once: the rest is written by libevent, then the next reply.
         let big = try connection.request("GET", "/large")
         #expect(big.status == 200 && big.body.count == large.utf8.count + 8)
@@ -163,6 +165,53 @@ struct EvhttpFastPathsTests {
         let last = try connection.request("GET", "/d", headers: [("Connection", "close")])
         #expect(last.text == #"{"path":"/d"}"#)
         #expect(connection.serverClosed())
+    }
+
+    /// A pipe's read end registered in a fresh epoll instance through the override.
+    static func withRegisteredPipe(_ body: (_ epfd: Int32, _ readEnd: Int32) throws -> Void) throws {
+        let epfd = layoutd_test_epoll_create()
+        #expect(epfd >= 0)
+        defer { close(epfd) }
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[1]) }
+        try body(epfd, fds[0])
+    }
+
+    static let readable = UInt32(LAYOUTD_EPOLLIN)
+
+    @Test("libevent's MOD to the interest it registered costs no call; any other goes to the kernel")
+    func sameInterestAnsweredOnce() throws {
+        try Self.withRegisteredPipe { epfd, fd in
+            defer { close(fd) }
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_ADD), fd, Self.readable, UInt64(fd), 1) == 0)
+            // Removed behind the override's back: a MOD that reached the kernel would fail.
+            #expect(layoutd_test_epoll_del_directly(epfd, fd) == 0)
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_MOD), fd, Self.readable, UInt64(fd), 1) == 0)
+            // Another interest, other data, another caller: the kernel's answer (ENOENT).
+            for (events, data, asLibevent) in [(Self.readable | UInt32(LAYOUTD_EPOLLOUT), UInt64(fd), Int32(1)),
+                                               (Self.readable, UInt64(fd) + 1, 1), (Self.readable, UInt64(fd), 0)] {
+                errno = 0
+                #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_MOD), fd, events, data, asLibevent) == -1)
+                #expect(errno == ENOENT)
+            }
+            // Edge-triggered interest is never taken as unchanged.
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_ADD), fd, Self.readable | LAYOUTD_EPOLLET, 7, 1) == 0)
+            #expect(layoutd_test_epoll_del_directly(epfd, fd) == 0)
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_MOD), fd, Self.readable | LAYOUTD_EPOLLET, 7, 1) == -1)
+        }
+    }
+
+    @Test("a closed descriptor's interest is forgotten: its number reused is the kernel's to answer")
+    func closeForgetsInterest() throws {
+        try Self.withRegisteredPipe { epfd, fd in
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_ADD), fd, Self.readable, UInt64(fd), 1) == 0)
+            close(fd)  // the kernel drops the registration with the last reference
+            // Whatever the number is now (free: EBADF; reused by another test's file: ENOENT, it
+            // is not in this epoll instance), the kernel refuses the MOD; remembered, it would
+            // have been answered with success.
+            #expect(layoutd_test_epoll_ctl(epfd, Int32(LAYOUTD_EPOLL_CTL_MOD), fd, Self.readable, UInt64(fd), 1) == -1)
+        }
     }
 
     @Test("waiting bytes are the kernel's for every caller but libevent, past 4,096 too; errors are the kernel's")

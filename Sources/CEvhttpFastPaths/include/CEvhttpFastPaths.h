@@ -10,7 +10,8 @@ struct evbuffer;
 /// Which of this process's fast paths wrote a line since `layoutd_fast_paths_reset()`: a test
 /// reads them to check that evhttp's own calls reach the overrides.
 enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2, LAYOUTD_FAST_HTTP_VERSION = 4,
-       LAYOUTD_FAST_READ_SIZE = 8, LAYOUTD_FAST_SENT_AT_ONCE = 16 };
+       LAYOUTD_FAST_READ_SIZE = 8, LAYOUTD_FAST_SENT_AT_ONCE = 16,
+       LAYOUTD_FAST_SAME_INTEREST = 32 };
 int layoutd_fast_paths_used(void);
 void layoutd_fast_paths_reset(void);
 /// Records that a fast path ran (for `layoutd_fast_paths_used`).
@@ -36,5 +37,18 @@ int layoutd_test_scan_http_version(const char *text, int *major, int *minor, cha
 
 /// `ioctl(fd, FIONREAD, count)` called from outside libevent (the kernel's answer).
 int layoutd_test_bytes_readable(int fd, int *count);
+
+/// <sys/epoll.h>'s values for the tests (Swift's Glibc module does not bring epoll in); checked
+/// against the header in EpollInterest.c.
+enum { LAYOUTD_EPOLL_CTL_ADD = 1, LAYOUTD_EPOLL_CTL_DEL = 2, LAYOUTD_EPOLL_CTL_MOD = 3 };
+enum { LAYOUTD_EPOLLIN = 0x001, LAYOUTD_EPOLLOUT = 0x004 };
+#define LAYOUTD_EPOLLET (1u << 31)
+/// `epoll_create1(0)`.
+int layoutd_test_epoll_create(void);
+/// `epoll_ctl(epfd, op, fd, {events, data})` through the override, as if called by libevent when
+/// `as_libevent` is 1 (see EpollInterest.c), as any other caller when 0.
+int layoutd_test_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data, int as_libevent);
+/// `EPOLL_CTL_DEL` straight to the kernel, behind the override's back.
+int layoutd_test_epoll_del_directly(int epfd, int fd);
 
 #endif
