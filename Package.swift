@@ -24,10 +24,11 @@ let package = Package(
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
         .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
-        // libevent's header printf, header-name comparison, HTTP-version sscanf and read sizing, overridden for
-        // the process (see Sources/CEvhttpFastPaths/FastPaths.c).
+        // libevent's header printf, header-name comparison, HTTP-version sscanf, read sizing and unchanged
+        // epoll interest, overridden for the process (FastPaths.c, EpollInterest.c), and replies written at once
+        // (SendNow.c).
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
-        // _GNU_SOURCE: dl_iterate_phdr (the FIONREAD override finds libevent's code with it).
+        // _GNU_SOURCE: dl_iterate_phdr (the overrides find libevent's code with it) and RTLD_NEXT.
         .target(name: "CEvhttpFastPaths", dependencies: ["CLibevent"],
                 cSettings: [.define("_GNU_SOURCE"), .unsafeFlags(["-gdwarf-4"])]),
         .target(name: "EventHTTP", dependencies: ["CLibevent", "CEvhttpFastPaths"]),

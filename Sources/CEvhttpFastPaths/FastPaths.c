@@ -1,4 +1,5 @@
-// Four functions libevent 2.1 calls on every request, overridden for the process.
+// Four functions libevent 2.1 calls on every request, overridden for the process (a fifth,
+// `epoll_ctl`, is in EpollInterest.c).
 //
 // evhttp writes every response header with `evbuffer_add_printf(out, "%s: %s\r\n", key, value)`
 // and the status line with `"HTTP/%d.%d %d %s\r\n"`: through glibc's vsnprintf that is about
