@@ -96,14 +96,7 @@ extension Solver {
             }
         }
         var w = max(0, from) >> 6
-        while w < pendingStamps.count {
-            let bits = pendingStamps[w]
-            if bits == 0 {
-                w += 1
-                continue
-            }
-            pendingStamps[w] = bits & (bits &- 1)
-            let k = w << 6 | bits.trailingZeroBitCount
+        while let k = pendingStamps.withUnsafeMutableBufferPointer({ Solver.takeLowestMark($0, from: &w) }) {
             let x = stampOrder[k]
             var r = 0.0
             for cell in slots[Int(x)].row.cells {

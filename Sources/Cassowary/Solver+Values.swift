@@ -180,14 +180,7 @@ extension Solver {
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
         var w = max(0, from) >> 6
-        while w < pending.count {
-            let bits = pending[w]
-            if bits == 0 {
-                w += 1
-                continue
-            }
-            pending[w] = bits & (bits &- 1)
-            let k = w << 6 | bits.trailingZeroBitCount
+        while let k = takeLowestMark(pending, from: &w) {
             let x = order[k]
             let xi = Int(x)
             assert(Int(slots[xi].stamp) == k + 1, "a mark names the row installed with its stamp")
@@ -207,6 +200,23 @@ extension Solver {
                 }
             }
         }
+    }
+
+    /// The lowest mark in `pending` at word `w` or later, cleared, or nil when none is left; `w`
+    /// moves past the words found empty (a mark set behind it is not seen: marks only go to
+    /// later stamps while a sweep runs).
+    @inline(__always)
+    static func takeLowestMark(_ pending: UnsafeMutableBufferPointer<UInt64>, from w: inout Int) -> Int? {
+        while w < pending.count {
+            let bits = pending[w]
+            if bits == 0 {
+                w += 1
+                continue
+            }
+            pending[w] = bits & (bits &- 1)
+            return w << 6 | bits.trailingZeroBitCount
+        }
+        return nil
     }
 
     /// The value of `symbol` without the cache (when values are stale).
