@@ -30,7 +30,8 @@ enum { TRACKED_DESCRIPTORS = 65536 };
 // One entry per descriptor, written and read only by the thread whose event loop owns it (a
 // live descriptor is registered in one loop), and cleared by `close`; `epoll` is the epoll
 // descriptor + 1 (0: nothing remembered). Relaxed atomics: a descriptor's number passes from one
-// thread to another only through close and accept, which order these accesses already.
+// thread to another only through `close` and the call that hands the number out again (`accept`,
+// `socket`, `pipe`, ...), system calls that order these accesses already.
 struct interest {
     int epoll;
     uint32_t events;
