@@ -73,15 +73,24 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 
 typedef int (*close_function)(int);
 
-int close(int fd) {
-    static close_function next;
-    close_function f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+// glibc's `close`, found at load (so that `close` never calls `dlsym`, which a signal handler
+// must not, once the program runs), or on first use by a constructor that runs earlier.
+static close_function next_close;
+
+static close_function glibc_close(void) {
+    close_function f = __atomic_load_n(&next_close, __ATOMIC_ACQUIRE);
     if (f == NULL) {
         f = (close_function)dlsym(RTLD_NEXT, "close");
-        __atomic_store_n(&next, f, __ATOMIC_RELEASE);
+        __atomic_store_n(&next_close, f, __ATOMIC_RELEASE);
     }
+    return f;
+}
+
+__attribute__((constructor)) static void find_glibc_close(void) { (void)glibc_close(); }
+
+int close(int fd) {
     forget(fd);
-    return f(fd);
+    return glibc_close()(fd);
 }
 
 _Static_assert(LAYOUTD_EPOLL_CTL_ADD == EPOLL_CTL_ADD && LAYOUTD_EPOLL_CTL_DEL == EPOLL_CTL_DEL
