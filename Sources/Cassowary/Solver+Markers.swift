@@ -19,7 +19,7 @@ extension Solver {
         } else {
             // A root resize shifts thousands of rows: the loop runs over raw buffers, and collects
             // what it finds for the bookkeeping below.
-            let column = slots[m].column, marker = change.marker
+            let marker = change.marker
             // Scratch lists kept by the solver (two allocations per constant change otherwise).
             var negative: [Int32] = [], shifted: [Int32] = []
             swap(&negative, &scratchNegative)
@@ -56,7 +56,7 @@ extension Solver {
                         for cell in rows { move(cell.symbol, by: cell.coefficient * shift) }
                     }
                 } else {
-                    for b in column { move(b, by: slots[Int(b)].row.coefficientNearFront(marker) * shift) }
+                    for b in slots[m].column { move(b, by: slots[Int(b)].row.coefficientNearFront(marker) * shift) }
                 }
             }
             if let plan { applyRates(of: plan, shift: shift) }

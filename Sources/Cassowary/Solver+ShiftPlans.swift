@@ -58,25 +58,16 @@ extension Solver {
     /// (`pendingStamps`, left clear), with each rate kept in the dense `expansion` scratch (left
     /// zero). Made once per structure, so it costs about one sweep.
     private mutating func makeShiftPlan(_ marker: Int32) -> ShiftPlan {
-        if expansion.count < slots.count {
-            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
-        }
-        let words = (stampOrder.count + 63) >> 6
-        if pendingStamps.count < words {
-            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
-        }
+        growExpansion()
+        growPendingStamps()
         var rows: [Cell] = []
         var rates: [Cell] = []
         rows.reserveCapacity(slots[Int(marker)].column.count)
-        var from = Int(nextStamp)
         /// Marks the external rows that reference `x` and were installed after stamp `k + 1`.
         func markDependents(of x: Int32, after k: Int) {
             for y in slots[Int(x)].column {
                 let j = Int(slots[Int(y)].stamp) - 1
-                if j > k {
-                    pendingStamps[j >> 6] |= 1 << UInt64(j & 63)
-                    from = min(from, j)
-                }
+                if j > k { markPending(j) }
             }
         }
         for b in slots[Int(marker)].column {
@@ -90,12 +81,11 @@ extension Solver {
                 rates.append(Cell(b, c))
                 markDependents(of: b, after: -1)
             } else {
-                let k = Int(slots[bi].stamp) - 1
-                pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
-                from = min(from, k)
+                markPending(Int(slots[bi].stamp) - 1)
             }
         }
-        var w = max(0, from) >> 6
+        // From the first word: a plan is made once per structure, and the words are few.
+        var w = 0
         while let k = pendingStamps.withUnsafeMutableBufferPointer({ Solver.takeLowestMark($0, from: &w) }) {
             let x = stampOrder[k]
             var r = 0.0
@@ -125,9 +115,6 @@ extension Solver {
                 }
             }
         }
-        if movedUnknown || movedLog.count > slots.count {
-            movedUnknown = true
-            movedLog.removeAll(keepingCapacity: true)
-        }
+        trimMovedLog()
     }
 }

@@ -13,9 +13,7 @@ extension Solver {
     /// bit-identical.
     mutating func expand(_ row: inout Row) {
         guard row.cells.contains(where: { slots[Int($0.symbol)].isBasic }) else { return }
-        if expansion.count < slots.count {
-            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
-        }
+        growExpansion()
         var touched: [Int32] = []
         swap(&touched, &expansionTouched)
         touched.removeAll(keepingCapacity: true)
@@ -92,10 +90,7 @@ extension Solver {
     /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
     public mutating func updateValues() {
         guard !dirty.isEmpty else { return }
-        let words = (stampOrder.count + 63) >> 6
-        if pendingStamps.count < words {
-            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
-        }
+        growPendingStamps()
         // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
         // are settled first; their dependents are marked for the sweep.
         // `isDirty` means "listed in `dirty`" (for `markDirty`'s de-duplication); the sweep
@@ -142,10 +137,30 @@ extension Solver {
             }
         }
         swap(&moved, &movedLog)
-        // A log longer than the solver is no cheaper to read than every value: stop keeping it.
+        trimMovedLog()
+    }
+
+    /// Stops keeping `movedLog` once it is longer than the solver (no cheaper to read than every
+    /// value) or not kept anyway (`movedUnknown`).
+    mutating func trimMovedLog() {
         if movedUnknown || movedLog.count > slots.count {
             movedUnknown = true
             movedLog.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// `expansion` as long as the symbols (new entries 0).
+    mutating func growExpansion() {
+        if expansion.count < slots.count {
+            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
+        }
+    }
+
+    /// `pendingStamps` with a bit for every stamp (new words clear).
+    mutating func growPendingStamps() {
+        let words = (stampOrder.count + 63) >> 6
+        if pendingStamps.count < words {
+            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
         }
     }
 
@@ -163,7 +178,7 @@ extension Solver {
 
     /// Marks the row installed with stamp `k + 1` for the sweep.
     @inline(__always)
-    private mutating func markPending(_ k: Int) {
+    mutating func markPending(_ k: Int) {
         pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
     }
 
