@@ -18,9 +18,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a connection may stay silent (idle keep-alive, slow headers or body, a client not
     /// reading) before libevent closes it.
     public var timeoutSeconds: Double = 30
-    /// Largest request body accepted; a larger one gets libevent's 413 and the connection closes.
+    /// Largest request body accepted; a larger one is answered 413 (problem+json, ErrorReplies.c)
+    /// and the connection closes.
     public var maxBodyBytes: Int = 1 << 20
-    /// Largest request line plus headers accepted; larger gets libevent's 400.
+    /// Largest request line plus headers accepted; larger gets a 400 (problem+json, ErrorReplies.c).
     public var maxHeaderBytes: Int = 16 << 10
     /// `Content-Type` of a response with a body and no `Content-Type` header of its own.
     public var defaultContentType: String = "application/json"

@@ -187,7 +187,8 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// The body limit given to the transport (libevent), above `maxBodyBytes` so that a body somewhat
     /// over the limit reaches the API and gets its `application/problem+json` 413 on a connection
     /// that stays open. A body over this larger limit (twice `maxBodyBytes`, at least 64 KiB more) is
-    /// refused by libevent before it is buffered: a plain 413 and the connection closes.
+    /// read and dropped by libevent without being buffered: a 413 (problem+json as well, from
+    /// `CEvhttpFastPaths/ErrorReplies.c`) and the connection closes.
     var transportMaxBodyBytes: Int {
         let slack = max(maxBodyBytes, 64 << 10)
         return maxBodyBytes > Int.max - slack ? Int.max : maxBodyBytes + slack

@@ -480,6 +480,7 @@ struct APIOverHTTPTests {
             let response = try huge.requestTolerantly(method, target, headers: headers,
                                                       body: [UInt8](repeating: UInt8(ascii: "["), count: 10_000_000))
             #expect(response.status == 413, "\(method) \(target) 10 MB: \(response.status)")
+            #expect(response.header("Content-Type") == "application/problem+json", "\(method) \(target) 10 MB")
         }
         // Still serving; nothing was created and the session is as it was.
         let after = try daemon.connect()

@@ -94,7 +94,7 @@ struct DaemonTests {
         #expect(try connection.readResponse().status == 404)
     }
 
-    @Test("a body larger than --max-body-bytes is answered 413: problem+json, or the transport's own far over it")
+    @Test("a body larger than --max-body-bytes is answered 413 problem+json, kept open, or closed far over it")
     func bodyTooLarge() throws {
         let daemon = try Daemon(["--max-body-bytes", "1024"])
         let connection = try daemon.connect()
@@ -106,10 +106,13 @@ struct DaemonTests {
         #expect(large.header("Content-Type") == "application/problem+json")
         #expect(try json(large.body)["type"] as? String == "/problems/body-too-large")
         #expect(try connection.request("GET", "/healthz").status == 200)
-        // Far over it (more than 64 KiB beyond): libevent refuses it unread and closes the connection.
+        // Far over it (more than 64 KiB beyond): libevent drops it and closes the connection, with
+        // a problem+json answer too (ErrorReplies.c).
         let huge = try daemon.connect()
         let refused = try huge.requestTolerantly("POST", "/v1/solve", body: [UInt8](repeating: 0x61, count: 256 * 1024))
         #expect(refused.status == 413)
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        #expect(try json(refused.body)["type"] as? String == "/problems/body-too-large")
         #expect(huge.serverClosed())
         // The daemon is still fine afterwards.
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)

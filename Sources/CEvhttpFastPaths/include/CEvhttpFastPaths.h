@@ -1,5 +1,6 @@
 // Faster versions of four functions that evhttp calls for every request and response.
 // See FastPaths.c for why and how; docs/benchmarks.md ("HTTP edge") for what they save.
+// Also evhttp's own error replies as problem+json instead of HTML (ErrorReplies.c).
 #ifndef LAYOUTD_CEVHTTPFASTPATHS_H
 #define LAYOUTD_CEVHTTPFASTPATHS_H
 
@@ -11,7 +12,7 @@ struct evbuffer;
 /// reads them to check that evhttp's own calls reach the overrides.
 enum { LAYOUTD_FAST_HEADER_LINE = 1, LAYOUTD_FAST_STATUS_LINE = 2, LAYOUTD_FAST_HTTP_VERSION = 4,
        LAYOUTD_FAST_READ_SIZE = 8, LAYOUTD_FAST_SENT_AT_ONCE = 16,
-       LAYOUTD_FAST_SAME_INTEREST = 32 };
+       LAYOUTD_FAST_SAME_INTEREST = 32, LAYOUTD_PROBLEM_REPLY = 64 };
 int layoutd_fast_paths_used(void);
 void layoutd_fast_paths_reset(void);
 /// Records that a fast path ran (for `layoutd_fast_paths_used`).

@@ -1,0 +1,93 @@
+// The errors evhttp answers by itself, as problem+json instead of HTML.
+//
+// A request that never reaches our callback is answered by libevent's `evhttp_send_error`: a
+// request line or headers it cannot parse or that are over `maxHeaderBytes` (400), a body far
+// over the body limit (413, read and dropped), a method outside the allowed set (501). It writes a
+// `text/html` page, where every other error of the API is `application/problem+json` (RFC 9457,
+// docs/http.md "Errors"). libevent calls `evhttp_send_error` through its PLT, so this definition
+// takes its place for libevent's own calls, as the fast paths do (FastPaths.c); layoutd itself
+// never calls it.
+//
+// The reply keeps everything the original does but the page: the same status, `Connection: close`
+// (libevent closes these connections anyway: it stopped reading mid-request), HTTP/1.1 when the
+// request line was not read. Only the body and its `Content-Type` differ.
+#include "CEvhttpFastPaths.h"
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/http_struct.h>
+#include <stdio.h>
+
+/// Type, title and detail of the problem for libevent's `code` on `req`.
+static void describe(const struct evhttp_request *req, int code, const char **type, const char **title,
+                     char *detail, size_t detail_size) {
+    switch (code) {
+    case HTTP_ENTITYTOOLARGE:
+        // Only a body gets 413 from evhttp (headers over the limit are a 400, below). With
+        // lingering close it was read and dropped first: `body_size` is what arrived.
+        *type = "/problems/body-too-large";
+        *title = "Body too large";
+        if (req->chunked) {
+            snprintf(detail, detail_size, "the chunked body grew far over the limit; it was dropped");
+        } else {
+            long long size = (long long)req->body_size + (long long)(req->ntoread > 0 ? req->ntoread : 0);
+            snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);
+        }
+        return;
+    case HTTP_NOTIMPLEMENTED:
+        *type = "/problems/method-not-implemented";
+        *title = "Method not implemented";
+        snprintf(detail, detail_size, "the server implements GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS");
+        return;
+    case HTTP_BADREQUEST:
+        *type = "/problems/bad-request";
+        *title = "Bad request";
+        snprintf(detail, detail_size, "the request line or headers are not valid HTTP/1.x, or are longer than "
+                                      "the server accepts (maxHeaderBytes)");
+        return;
+    default:
+        *type = "/problems/http-error";
+        *title = "HTTP error";
+        snprintf(detail, detail_size, "the request could not be read");
+        return;
+    }
+}
+
+static const char *reason_phrase(int code) {
+    switch (code) {
+    case HTTP_BADREQUEST: return "Bad Request";
+    case HTTP_ENTITYTOOLARGE: return "Content Too Large";
+    case HTTP_NOTIMPLEMENTED: return "Not Implemented";
+    default: return "Error";
+    }
+}
+
+void evhttp_send_error(struct evhttp_request *req, int error, const char *reason) {
+    const char *type, *title;
+    char detail[160];
+    describe(req, error, &type, &title, detail, sizeof detail);
+    if (reason == NULL) reason = reason_phrase(error);
+
+    struct evbuffer *body = evbuffer_new();
+    if (body == NULL) {
+        // As libevent does when it cannot allocate the page: drop the connection.
+        evhttp_connection_free(evhttp_request_get_connection(req));
+        return;
+    }
+    // Every string above is plain ASCII without quotes or backslashes: nothing to escape.
+    evbuffer_add_printf(body, "{\"type\":\"%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\",\"errors\":[]}",
+                        type, title, error, detail);
+    // What libevent's page does (evhttp_send_page_): HTTP/1.1 when the request line was not read,
+    // its own headers only, and the connection closed after the reply.
+    if (req->major == 0) {
+        req->major = 1;
+        req->minor = 1;
+    }
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    evhttp_clear_headers(headers);
+    evhttp_add_header(headers, "Content-Type", "application/problem+json");
+    evhttp_add_header(headers, "Connection", "close");
+    layoutd_note_fast_path(LAYOUTD_PROBLEM_REPLY);
+    evhttp_send_reply(req, error, reason, body);
+    evbuffer_free(body);
+}
