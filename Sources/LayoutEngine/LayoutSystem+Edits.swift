@@ -131,6 +131,7 @@ extension LayoutSystem {
         if stats.added + stats.removed > 0 { ambiguityStale = true }
         solver.updateValues()
         if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
+        if !stats.rebuilt && rebuildIfDrifting() { stats.rebuilt = true }
         return stats
     }
 }
@@ -180,6 +181,7 @@ extension LayoutSystem {
         var stats = stats
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
+        if rebuildIfDrifting() { stats.rebuilt = true }
         return stats
     }
 }

@@ -62,6 +62,16 @@ public struct LayoutSystem: Sendable {
     /// The identity of the view list (the ids, in order): a new one whenever an edit gives other
     /// views. Edits of existing views keep it.
     public private(set) var viewList = ViewList()
+    /// Incremental edits since the last build, and how many are allowed before the next edit
+    /// rebuilds (see `rebuildIfDrifting`).
+    var editsSinceBuild = 0
+    public var rebuildInterval = LayoutSystem.defaultRebuildInterval
+    /// Every 4,096 incremental edits a system is solved again from its document. Each edit moves
+    /// row constants and values by floating-point sums; a rebuild bounds how many such steps a
+    /// frame can be away from a fresh solve (which every edit must equal, to the conformance
+    /// tolerance), whatever the edits were. A 50-view form builds in 0.34 ms (`layout-bench`,
+    /// case `build`): 0.08 µs an edit.
+    public static let defaultRebuildInterval = 4096
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
@@ -98,6 +108,7 @@ public struct LayoutSystem: Sendable {
     }
 
     mutating func build(rememberingDelegates memory: [String: Bool]) {
+        editsSinceBuild = 0
         solver = Solver()
         variables = [:]
         positionOfConstraint = [:]
@@ -215,6 +226,7 @@ public struct LayoutSystem: Sendable {
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
         if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
+        if !stats.rebuilt && rebuildIfDrifting() { stats.rebuilt = true }
         return stats
     }
 
@@ -227,6 +239,19 @@ public struct LayoutSystem: Sendable {
     mutating func rebuildIfOutgrown() -> Bool {
         let live = positionOfConstraint.count
         guard solver.footprint.constraintSlots > 2 * live + 256 else { return false }
+        build(rememberingDelegates: delegateMemory)
+        solver.compact()
+        return true
+    }
+
+    /// Counts an incremental edit and, once `rebuildInterval` of them have been made since the
+    /// last build, solves the system again from its document (which lands where the edits did,
+    /// up to their rounding).
+    /// - Returns: true when it rebuilt.
+    @discardableResult
+    mutating func rebuildIfDrifting() -> Bool {
+        editsSinceBuild += 1
+        guard editsSinceBuild >= rebuildInterval else { return false }
         build(rememberingDelegates: delegateMemory)
         solver.compact()
         return true
