@@ -121,15 +121,18 @@ extension LayoutAPI {
             }
             for _ in 0..<16 {
                 if let session = store.lookup(id) {
-                    let outcome: PutOutcome = session.withState { st in
-                        guard st.alive else { return .retry }
-                        if let failure = preconditionFailure(st.revision) { return .failed(failure) }
-                        if st.canonical != prepared.canonical {
-                            st = SessionState(canonical: prepared.canonical, system: prepared.system,
-                                              revision: st.revision + 1, diagnostics: prepared.diagnostics)
+                    // A changed document replaces the state without looking at it: a dormant
+                    // session is not woken (its document solved) only to be dropped.
+                    let outcome: PutOutcome = session.replacing { revision, alive, canonical in
+                        guard alive else { return .answer(.retry) }
+                        if let failure = preconditionFailure(revision) { return .answer(.failed(failure)) }
+                        if canonical != prepared.canonical {
+                            let st = SessionState(canonical: prepared.canonical, system: prepared.system,
+                                                  revision: revision + 1, diagnostics: prepared.diagnostics)
                             session.events.publish(st)
+                            return .replace(st, .done(st, status: 200))
                         }
-                        return .done(st, status: 200)
+                        return .withState { st in .done(st, status: 200) }
                     }
                     switch outcome {
                     case .retry:

@@ -12,7 +12,7 @@ import LayoutModel
 /// document again, which gives the solution the session had (see `DormantSession`).
 final class Session: Sendable {
     let id: String
-    private let slot: Locked<Slot>
+    private let slot: Locked<Held>
     /// Subscribers of `GET /v1/sessions/{id}/events`.
     let events = SessionEvents()
     /// The limits the document was validated under (a dormant document is re-read with them).
@@ -23,6 +23,12 @@ final class Session: Sendable {
         case dormant(DormantSession)
         /// Only inside `withLifecycle` on a dormant session: its state is out of the slot.
         case moving
+    }
+
+    /// What the lock guards: the slot, and how many times the session woke (for tests).
+    private struct Held {
+        var slot: Slot
+        var wakes = 0
     }
 
     /// A resident state, edited in place through the reference. Binding an enum's payload in a
@@ -36,35 +42,76 @@ final class Session: Sendable {
     init(id: String, state: SessionState, limits: DocumentLimits) {
         self.id = id
         self.limits = limits
-        self.slot = Locked(.resident(StateBox(state)))
+        self.slot = Locked(Held(slot: .resident(StateBox(state))))
     }
 
     /// Runs `body` on the session's state under its lock, waking the session first when it is
     /// dormant. Rethrows what `body` throws.
     func withState<R>(_ body: (inout SessionState) throws -> R) rethrows -> R {
-        try slot.withLock { slot in
-            let box: StateBox
-            switch slot {
-            case .resident(let b): box = b
-            case .dormant(let d):
-                box = StateBox(d.wake(limits: limits))
-                slot = .resident(box)
-            case .moving: preconditionFailure("Session.withState re-entered")
-            }
+        try slot.withLock { held in
+            let box = Self.residentBox(&held, limits: limits)
             return try body(&box.state)
+        }
+    }
+
+    /// The resident state's box, waking a dormant session into it.
+    private static func residentBox(_ held: inout Held, limits: DocumentLimits) -> StateBox {
+        switch held.slot {
+        case .resident(let box): return box
+        case .dormant(let d):
+            let box = StateBox(d.wake(limits: limits))
+            held.slot = .resident(box)
+            held.wakes += 1
+            return box
+        case .moving: preconditionFailure("Session state re-entered")
+        }
+    }
+
+    /// What `replacing` does with the session, decided from its revision, liveness and
+    /// canonical document.
+    enum Replacement<R> {
+        /// Leaves the session as it is.
+        case answer(R)
+        /// Makes `state` the session's state (a dormant session becomes resident with it).
+        case replace(SessionState, R)
+        /// Runs the closure on the session's state (waking a dormant session first).
+        case withState((inout SessionState) -> R)
+    }
+
+    /// Runs `decide` under the session's lock on its revision, liveness and canonical document,
+    /// and does what it answers: a dormant session is woken only for `.withState`. PUT replaces a
+    /// session this way, without solving the document it is about to drop.
+    func replacing<R>(_ decide: (_ revision: Int, _ alive: Bool, _ canonical: CanonicalDocument) -> Replacement<R>) -> R {
+        slot.withLock { held in
+            let decision: Replacement<R>
+            switch held.slot {
+            case .resident(let box): decision = decide(box.state.revision, box.state.alive, box.state.canonical)
+            case .dormant(let d): decision = decide(d.revision, d.alive, d.canonical)
+            case .moving: preconditionFailure("Session.replacing re-entered")
+            }
+            switch decision {
+            case .answer(let result):
+                return result
+            case .replace(let state, let result):
+                if case .resident(let box) = held.slot { box.state = state } else { held.slot = .resident(StateBox(state)) }
+                return result
+            case .withState(let body):
+                let box = Self.residentBox(&held, limits: limits)
+                return body(&box.state)
+            }
         }
     }
 
     /// Runs `body` on the session's revision and liveness under its lock, without waking it:
     /// for the checks that need nothing else (DELETE, expiry, PUT's preconditions).
     func withLifecycle<R>(_ body: (_ revision: Int, _ alive: inout Bool) -> R) -> R {
-        slot.withLock { slot in
-            switch slot {
+        slot.withLock { held in
+            switch held.slot {
             case .resident(let box):
                 return body(box.state.revision, &box.state.alive)
             case .dormant(var d):
-                slot = .moving
-                defer { slot = .dormant(d) }
+                held.slot = .moving
+                defer { held.slot = .dormant(d) }
                 return body(d.revision, &d.alive)
             case .moving:
                 preconditionFailure("Session.withLifecycle re-entered")
@@ -81,17 +128,20 @@ final class Session: Sendable {
     /// Puts a resident, live session to sleep; returns whether it did.
     @discardableResult
     func sleep() -> Bool {
-        slot.withLock { slot in
-            guard case .resident(let box) = slot, box.state.alive else { return false }
-            slot = .dormant(DormantSession(box.state))
+        slot.withLock { held in
+            guard case .resident(let box) = held.slot, box.state.alive else { return false }
+            held.slot = .dormant(DormantSession(box.state))
             return true
         }
     }
 
     /// Whether the session holds its solver now (for tests and statistics).
     var isResident: Bool {
-        slot.withLock { if case .resident = $0 { return true } else { return false } }
+        slot.withLock { if case .resident = $0.slot { return true } else { return false } }
     }
+
+    /// How many times the session was woken (its document solved again) since it was made.
+    var wakes: Int { slot.withLock { $0.wakes } }
 }
 
 /// Everything a session is: what GET returns and what the next PATCH starts from.

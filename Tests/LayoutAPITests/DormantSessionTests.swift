@@ -152,4 +152,30 @@ struct DormantSessionTests {
         #expect(c.api.sweep() == 2)
         #expect(!b.isResident && b.liveRevision == nil)
     }
+
+    @Test("PUT of another document replaces a dormant session without waking it; the same document wakes it")
+    func putWithoutWaking() {
+        let c = Self.client(resident: 1)
+        c.put("a", Docs.small)
+        c.put("b", Docs.small)   // a sleeps
+        let a = c.api.store.peek("a")!
+        #expect(!a.isResident && a.wakes == 0)
+        // Another document: answered from the new document's solve, the old one never solved again.
+        let replaced = c.put("a", Docs.stack)
+        #expect(replaced.status == 200)
+        #expect(a.wakes == 0 && a.isResident)
+        let r = T.json(replaced)
+        #expect(r["revision"]?.numberValue == 2)
+        let fresh = T.json(c.put("fresh", Docs.stack))
+        #expect(T.frames(r["frames"]) == T.frames(fresh["frames"]))
+        #expect(r["diagnostics"] == fresh["diagnostics"])
+        // The same document again, asleep: it wakes to answer its state, and nothing changes.
+        c.put("b", Docs.small)
+        _ = c.send("GET", "/v1/sessions/b")   // a sleeps (fresh and b are used after it)
+        #expect(!a.isResident)
+        let same = T.json(c.put("a", Docs.stack))
+        #expect(same["revision"]?.numberValue == 2)
+        #expect(a.wakes == 1)
+        #expect(T.frames(same["frames"]) == T.frames(fresh["frames"]))
+    }
 }
