@@ -130,8 +130,7 @@ extension LayoutSystem {
         stats.pivots = solver.statistics.pivots - pivotsBefore
         if stats.added + stats.removed > 0 { ambiguityStale = true }
         solver.updateValues()
-        if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
-        if !stats.rebuilt && rebuildIfDrifting() { stats.rebuilt = true }
+        if rebuildIfDue(afterRemovals: stats.removed > 0) { stats.rebuilt = true }
         return stats
     }
 }
@@ -181,7 +180,7 @@ extension LayoutSystem {
         var stats = stats
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
-        if rebuildIfDrifting() { stats.rebuilt = true }
+        if rebuildIfDue(afterRemovals: false) { stats.rebuilt = true }
         return stats
     }
 }

@@ -10,7 +10,8 @@ public struct EditStats: Equatable, Sendable {
     public var pivots = 0
     /// True when the system was rebuilt: the edit could not be applied incrementally (a required
     /// conflict appeared or went away: broken constraints follow processing order), or many
-    /// removals had left the solver holding far more than it uses (see `rebuildIfOutgrown`).
+    /// removals had left the solver holding far more than it uses, or every `rebuildInterval`
+    /// incremental edits (see `rebuildIfDue`).
     public var rebuilt = false
     public init() {}
 }
@@ -63,7 +64,7 @@ public struct LayoutSystem: Sendable {
     /// views. Edits of existing views keep it.
     public private(set) var viewList = ViewList()
     /// Incremental edits since the last build, and how many are allowed before the next edit
-    /// rebuilds (see `rebuildIfDrifting`).
+    /// rebuilds (see `rebuildIfDue`).
     var editsSinceBuild = 0
     public var rebuildInterval = LayoutSystem.defaultRebuildInterval
     /// Every 4,096 incremental edits a system is solved again from its document. Each edit moves
@@ -225,33 +226,23 @@ public struct LayoutSystem: Sendable {
         ambiguityStale = true
         stats.pivots = solver.statistics.pivots - pivotsBefore
         solver.updateValues()
-        if stats.removed > 0 && rebuildIfOutgrown() { stats.rebuilt = true }
-        if !stats.rebuilt && rebuildIfDrifting() { stats.rebuilt = true }
+        if rebuildIfDue(afterRemovals: stats.removed > 0) { stats.rebuilt = true }
         return stats
     }
 
-    /// Rebuilds the system from its document when the solver holds far more symbols and slots
-    /// than it uses: removals never give numbers back, so a session that keeps switching
-    /// constraints on and off would otherwise grow without bound. The rebuild lands where a fresh
-    /// solve of the document does (as every edit must); amortised, it costs O(1) per removal.
+    /// Counts an incremental edit and rebuilds the system from its document when it is due:
+    /// - after removals, when the solver holds far more symbols and slots than it uses (removals
+    ///   never give numbers back, so a session that keeps switching constraints on and off would
+    ///   otherwise grow without bound; amortised, O(1) per removal);
+    /// - once `rebuildInterval` incremental edits have been made since the last build.
+    /// The rebuild lands where a fresh solve of the document does, as every edit must (the
+    /// incremental steps, up to their rounding).
     /// - Returns: true when it rebuilt.
     @discardableResult
-    mutating func rebuildIfOutgrown() -> Bool {
-        let live = positionOfConstraint.count
-        guard solver.footprint.constraintSlots > 2 * live + 256 else { return false }
-        build(rememberingDelegates: delegateMemory)
-        solver.compact()
-        return true
-    }
-
-    /// Counts an incremental edit and, once `rebuildInterval` of them have been made since the
-    /// last build, solves the system again from its document (which lands where the edits did,
-    /// up to their rounding).
-    /// - Returns: true when it rebuilt.
-    @discardableResult
-    mutating func rebuildIfDrifting() -> Bool {
+    mutating func rebuildIfDue(afterRemovals removed: Bool) -> Bool {
         editsSinceBuild += 1
-        guard editsSinceBuild >= rebuildInterval else { return false }
+        let outgrown = removed && solver.footprint.constraintSlots > 2 * positionOfConstraint.count + 256
+        guard outgrown || editsSinceBuild >= rebuildInterval else { return false }
         build(rememberingDelegates: delegateMemory)
         solver.compact()
         return true
