@@ -74,9 +74,12 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
         evhttp_connection_free(evhttp_request_get_connection(req));
         return;
     }
-    // Every string above is plain ASCII without quotes or backslashes: nothing to escape.
-    evbuffer_add_printf(body, "{\"type\":\"%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\",\"errors\":[]}",
-                        type, title, error, detail);
+    // Every string above is plain ASCII without quotes or backslashes: nothing to escape. No body
+    // for HEAD (libevent would send one anyway: its page went out on HEAD too).
+    if (req->type != EVHTTP_REQ_HEAD) {
+        evbuffer_add_printf(body, "{\"type\":\"%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\",\"errors\":[]}",
+                            type, title, error, detail);
+    }
     // What libevent's page does (evhttp_send_page_): HTTP/1.1 when the request line was not read,
     // its own headers only, and the connection closed after the reply.
     if (req->major == 0) {

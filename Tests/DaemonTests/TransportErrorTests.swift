@@ -32,6 +32,18 @@ struct TransportErrorTests {
              status: 413, type: "/problems/body-too-large", detail: "the body has 300000 bytes"),
     ]
 
+    @Test("HEAD gets the transport's error without a body")
+    func headWithoutBody() throws {
+        let daemon = try Daemon()
+        let connection = try daemon.connect()
+        try connection.send("HEAD /healthz HTTP/1.1\r\nno colon here\r\n\r\n")
+        let response = try connection.readResponse(forMethod: "HEAD")
+        #expect(response.status == 400)
+        #expect(response.header("Content-Type") == "application/problem+json")
+        // Nothing follows the head: the next thing on the connection is its end.
+        #expect(connection.serverClosed())
+    }
+
     @Test("malformed requests, oversized headers and bodies, unknown methods: problem+json, then close",
           arguments: cases.indices)
     func problemJSON(index: Int) throws {
