@@ -19,16 +19,19 @@ public struct FreeDirection: Equatable, Sendable {
 }
 
 extension Solver {
-    /// The directions along which another optimal solution exists: each non-basic symbol with a
-    /// zero reduced cost at every level that can move (an external one either way, a slack or
-    /// error upwards) without a degenerate restricted row blocking it. A variable is ambiguous when
-    /// some direction moves it; for frames, a combination (x relative to the parent) is ambiguous
-    /// when the direction moves it.
+    /// The directions along which another optimal solution exists: moves of the non-basic
+    /// symbols with a zero reduced cost at every level (an external one either way, a slack or
+    /// error upwards) that keep every degenerate restricted row non-negative and every basic
+    /// dummy at zero, as generators of the cone of such moves (`FreeCone`), each given as the
+    /// rates of change of the external variables. A variable, or any linear combination of
+    /// variables (x relative to the parent), is ambiguous exactly when some direction moves it.
     ///
-    /// Single-symbol directions are checked; a move that needs several non-basic symbols together
-    /// to escape degenerate rows is not found (documented limitation).
+    /// A candidate that no such row holds back together with another candidate is its own cone:
+    /// its direction (or none, when a row blocks it). Candidates that share rows are cut by those
+    /// rows together, so a move that needs two symbols at once to escape a degenerate vertex is
+    /// found. Should a group's cone need more than `FreeCone.limit` generators, its symbols are
+    /// judged one at a time instead (a move that needs several together is then missed).
     public func freeDirections() -> [FreeDirection] {
-        var out: [FreeDirection] = []
         // Every symbol's `lexSign` at once, level by level (the first level with a coefficient
         // decides): one pass over the objectives' cells instead of a search in each level for
         // each symbol, which made up most of the check after an edit that adds constraints.
@@ -42,43 +45,159 @@ extension Solver {
         }
         // The candidates are picked from `status` (a byte a symbol) and the costs: the slots of
         // the few that remain are read, not every symbol's.
+        var candidates: [Int32] = []
         for s in status.indices where !status[s].isBasic && costs[s] == 0 {
             let kind = status[s].kind
-            if kind == .dummy { continue }
-            if kind != .external && owner[s] < 0 { continue }
-            let sym = Int32(s)
-            let (upBlocked, downBlocked) = blocked(sym, bothWays: kind == .external)
-            if upBlocked && downBlocked { continue }
-            let rates = rates(of: sym)
-            if rates.isEmpty { continue }
-            out.append(FreeDirection(rates: rates))
+            if kind == .dummy || (kind != .external && owner[s] < 0) { continue }
+            candidates.append(Int32(s))
         }
+        if candidates.isEmpty { return [] }
+        // One walk of each candidate's column: which way its holding rows let it move, and
+        // whether another candidate is in one of them (`holder`: -1 no candidate yet, else the
+        // first one's position).
+        let upBlocked: UInt8 = 1, downBlocked: UInt8 = 2, isShared: UInt8 = 4
+        var flags = [UInt8](repeating: 0, count: candidates.count)
+        var holder = [Int32](repeating: -1, count: slots.count)
+        for (i, sym) in candidates.enumerated() {
+            var f: UInt8 = status[Int(sym)].kind == .external ? 0 : downBlocked
+            forEachHoldingRow(of: sym) { b in
+                let h = holder[Int(b)]
+                if h < 0 {
+                    holder[Int(b)] = Int32(i)
+                } else {
+                    f |= isShared
+                    flags[Int(h)] |= isShared
+                }
+                if status[Int(b)].kind == .dummy {
+                    f |= upBlocked | downBlocked
+                } else {
+                    let c = slots[Int(b)].row.coefficient(sym)
+                    if c < 0 { f |= upBlocked } else if c > 0 { f |= downBlocked }
+                }
+            }
+            flags[i] |= f
+        }
+        var out: [FreeDirection] = []
+        var shared: [Int32] = []
+        for (i, sym) in candidates.enumerated() {
+            if flags[i] & isShared != 0 {
+                shared.append(sym)
+            } else if flags[i] & (upBlocked | downBlocked) != upBlocked | downBlocked {
+                let rates = rates(of: sym)
+                if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
+            }
+        }
+        if !shared.isEmpty { appendSharedDirections(shared, to: &out) }
         return out
     }
 
-    /// Whether moving `s` up (and, when `bothWays`, down; otherwise down counts as blocked)
-    /// would immediately make a restricted basic row negative, or move a basic dummy.
-    ///
-    /// One walk of the column answers both directions. A restricted row blocks only when its
-    /// constant is zero (degenerate): that is tested first, since the constant sits in the slot
-    /// while the coefficient is in the row's own cells, another allocation, which most rows
-    /// never need read (this check runs over every candidate's column after each pivot).
-    func blocked(_ s: Int32, bothWays: Bool) -> (up: Bool, down: Bool) {
-        var up = false, down = !bothWays
+    /// Calls `body` with each basic row that can hold `s` back: a restricted row at zero or a
+    /// dummy in its column (a slack or error must stay non-negative, a dummy at zero).
+    @inline(__always)
+    func forEachHoldingRow(of s: Int32, _ body: (Int32) -> Void) {
         for b in slots[Int(s)].column {
             let bi = Int(b)
             // The kind from `status`: most rows in a column are external, skipped without
-            // reading their slot.
+            // reading their slot; a restricted row's constant sits in its slot, its coefficients
+            // in the row's own cells, which only a row at zero needs read.
             switch status[bi].kind {
             case .external: continue
-            case .dummy: return (true, true)
-            case .slack, .error:
-                guard slots[bi].row.constant < 1e-9 else { continue }
-                let c = slots[bi].row.coefficient(s)
-                if c < 0 { up = true } else if c > 0 { down = true }
-                if up && down { return (true, true) }
+            case .dummy: body(b)
+            case .slack, .error: if slots[bi].row.constant < 1e-9 { body(b) }
             }
         }
+    }
+
+    /// The direction of `sym` alone when it can move: the fallback for a group whose cone
+    /// outgrew the limit.
+    private func appendSingleDirection(_ sym: Int32, to out: inout [FreeDirection]) {
+        let (upBlocked, downBlocked) = blocked(sym, bothWays: status[Int(sym)].kind == .external)
+        if upBlocked && downBlocked { return }
+        let rates = rates(of: sym)
+        if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
+    }
+
+    /// Whether moving `s` up (and, when `bothWays`, down; otherwise down counts as blocked)
+    /// would immediately make one of its holding rows negative, or move a dummy.
+    func blocked(_ s: Int32, bothWays: Bool) -> (up: Bool, down: Bool) {
+        var up = false, down = !bothWays
+        forEachHoldingRow(of: s) { b in
+            if status[Int(b)].kind == .dummy {
+                (up, down) = (true, true)
+                return
+            }
+            let c = slots[Int(b)].row.coefficient(s)
+            if c < 0 { up = true } else if c > 0 { down = true }
+        }
         return (up, down)
+    }
+
+    /// The directions of `shared` (candidates held back by rows another candidate is in too):
+    /// the candidates linked through shared rows form groups, each a cone cut by its rows.
+    private func appendSharedDirections(_ shared: [Int32], to out: inout [FreeDirection]) {
+        let rowsOf: [[Int32]] = shared.map { s in
+            var rows: [Int32] = []
+            forEachHoldingRow(of: s) { rows.append($0) }
+            return rows
+        }
+        // Union-find over positions in `shared`, joined through the rows they share.
+        var parent = Array(shared.indices)
+        func root(_ i: Int) -> Int {
+            var r = i
+            while parent[r] != r { r = parent[r] }
+            var j = i
+            while parent[j] != r { (j, parent[j]) = (parent[j], r) }
+            return r
+        }
+        var first: [Int32: Int] = [:]
+        for i in shared.indices {
+            for b in rowsOf[i] {
+                if let k = first[b] { parent[root(i)] = root(k) } else { first[b] = i }
+            }
+        }
+        let roots = shared.indices.map { root($0) }
+        let order = shared.indices.sorted { (roots[$0], $0) < (roots[$1], $1) }
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count && roots[order[end]] == roots[order[start]] { end += 1 }
+            let members = Array(order[start ..< end])
+            let symbols = members.map { shared[$0] }
+            var rows = members.flatMap { rowsOf[$0] }
+            rows.sort()
+            var cone = FreeCone(restricted: symbols.map { status[Int($0)].kind != .external })
+            var previous: Int32 = -1
+            for b in rows where b != previous {
+                previous = b
+                var a = [Double](repeating: 0, count: symbols.count)
+                for cell in slots[Int(b)].row.cells {
+                    if let k = symbols.firstIndex(of: cell.symbol) { a[k] = cell.coefficient }
+                }
+                cone.cut(a, equality: status[Int(b)].kind == .dummy)
+            }
+            if cone.overflowed {
+                for sym in symbols { appendSingleDirection(sym, to: &out) }
+            } else {
+                out += directions(of: cone, symbols: symbols)
+            }
+            start = end
+        }
+    }
+
+    /// Each generator of `cone` (a move of `symbols`) as the rates of the externals: the sum of
+    /// its symbols' rates (each computed once).
+    private func directions(of cone: FreeCone, symbols: [Int32]) -> [FreeDirection] {
+        var symbolRates: [Int: [(Variable, Double)]] = [:]
+        var out: [FreeDirection] = []
+        for g in cone.generators {
+            var sum: [Variable: Double] = [:]
+            for (i, w) in g.enumerated() where w != 0 {
+                if symbolRates[i] == nil { symbolRates[i] = rates(of: symbols[i]) }
+                for (v, r) in symbolRates[i]! { sum[v, default: 0] += w * r }
+            }
+            let rates = sum.filter { abs($0.value) > 1e-12 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
+        }
+        return out
     }
 }
