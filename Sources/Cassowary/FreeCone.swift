@@ -17,15 +17,21 @@ struct FreeCone {
     /// More generators than `limit` were needed: the cone was not cut further.
     private(set) var overflowed = false
 
-    /// The most generators kept (the method can grow quadratically per row; layouts need a few).
+    /// The most generators kept (the method can grow quadratically per row; layouts need a few),
+    /// and the most symbols a cone is computed for.
     static let limit = 512
+    static let symbolLimit = 64
     /// Below this a product with a row is zero: the move leaves the row where it is.
     static let epsilon = 1e-9
 
     /// The cone of all moves: a restricted symbol (slack, error) only upwards, an external one
-    /// either way.
+    /// either way. More than `symbolLimit` symbols: `overflowed` from the start.
     init(restricted: [Bool]) {
         generators = []
+        guard restricted.count <= Self.symbolLimit else {
+            overflowed = true
+            return
+        }
         for (i, onlyUp) in restricted.enumerated() {
             var e = [Double](repeating: 0, count: restricted.count)
             e[i] = 1
@@ -41,7 +47,8 @@ struct FreeCone {
     ///
     /// Generators on the right side stay; each pair of one on the right side and one on the
     /// wrong side gives their combination on the row's boundary. Without the adjacency test of
-    /// the full method some of those are redundant; duplicates are dropped.
+    /// the full method some of those are redundant; duplicates are dropped. When the result could
+    /// hold more than `limit` generators the cone is left as it was and `overflowed` set.
     mutating func cut(_ row: [Double], equality: Bool) {
         guard !overflowed else { return }
         var positive: [([Double], Double)] = [], negative: [([Double], Double)] = []
@@ -57,6 +64,11 @@ struct FreeCone {
                 next.append(g)
             }
         }
+        // Bounded before the pairs are made: their number is the product of the two sides.
+        if next.count + positive.count * negative.count > Self.limit {
+            overflowed = true
+            return
+        }
         for (p, vp) in positive {
             for (n, vn) in negative {
                 // vp > 0 > vn: vp·n − vn·p is on the boundary (row · it = vp·vn − vn·vp = 0).
@@ -65,12 +77,7 @@ struct FreeCone {
                 if let unit = Self.normalized(c) { next.append(unit) }
             }
         }
-        next = Self.withoutDuplicates(next)
-        if next.count > Self.limit {
-            overflowed = true
-            return
-        }
-        generators = next
+        generators = Self.withoutDuplicates(next)
     }
 
     private static func dot(_ a: [Double], _ b: [Double]) -> Double {
@@ -86,9 +93,11 @@ struct FreeCone {
         return v.map { abs($0) / m < epsilon ? 0 : $0 / m }
     }
 
+    /// `vs` without repeats (compared to within 1e-9, through a set of rounded entries: one pass).
     private static func withoutDuplicates(_ vs: [[Double]]) -> [[Double]] {
+        var seen = Set<[Int64]>()
         var out: [[Double]] = []
-        for v in vs where !out.contains(where: { u in zip(u, v).allSatisfy { abs($0 - $1) < epsilon } }) {
+        for v in vs where seen.insert(v.map { Int64(($0 / epsilon).rounded()) }).inserted {
             out.append(v)
         }
         return out

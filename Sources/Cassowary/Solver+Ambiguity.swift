@@ -29,8 +29,9 @@ extension Solver {
     /// A candidate that no such row holds back together with another candidate is its own cone:
     /// its direction (or none, when a row blocks it). Candidates that share rows are cut by those
     /// rows together, so a move that needs two symbols at once to escape a degenerate vertex is
-    /// found. Should a group's cone need more than `FreeCone.limit` generators, its symbols are
-    /// judged one at a time instead (a move that needs several together is then missed).
+    /// found. Should a group have more than `FreeCone.symbolLimit` symbols or its cone need more
+    /// than `FreeCone.limit` generators, its symbols are judged one at a time instead (a move that
+    /// needs several together is then missed).
     public func freeDirections() -> [FreeDirection] {
         // Every symbol's `lexSign` at once, level by level (the first level with a coefficient
         // decides): one pass over the objectives' cells instead of a search in each level for

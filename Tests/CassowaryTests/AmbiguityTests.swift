@@ -74,4 +74,29 @@ struct AmbiguityTests {
         // Both answers occur often enough for the comparison to mean something.
         #expect(ambiguous > checked / 5 && ambiguous < checked * 4 / 5)
     }
+
+    @Test("a cone cut by a row keeps the moves on its side and their combinations on its boundary")
+    func coneCuts() {
+        // Two symbols that only move up; x - y >= 0 keeps x alone and x and y together.
+        var cone = FreeCone(restricted: [true, true])
+        cone.cut([1, -1], equality: false)
+        #expect(Set(cone.generators) == [[1, 0], [1, 1]])
+        // x - y == 0 then keeps only the move of both together.
+        cone.cut([1, -1], equality: true)
+        #expect(cone.generators == [[1, 1]])
+        // An external moves either way; y >= 0 is no constraint on it.
+        var free = FreeCone(restricted: [false])
+        free.cut([0], equality: false)
+        #expect(Set(free.generators) == [[1], [-1]])
+    }
+
+    @Test("a cone too large to compute is reported, not computed")
+    func coneLimits() {
+        #expect(FreeCone(restricted: Array(repeating: true, count: FreeCone.symbolLimit + 1)).overflowed)
+        var wide = FreeCone(restricted: Array(repeating: false, count: 40))
+        #expect(!wide.overflowed && wide.generators.count == 80)
+        // Every +e and -e is on either side of this row: 40 x 40 pairs, over the limit.
+        wide.cut(Array(repeating: 1, count: 40), equality: false)
+        #expect(wide.overflowed && wide.generators.count == 80)
+    }
 }
