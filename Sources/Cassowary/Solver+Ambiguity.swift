@@ -69,12 +69,9 @@ extension Solver {
                     f |= isShared
                     flags[Int(h)] |= isShared
                 }
-                if status[Int(b)].kind == .dummy {
-                    f |= upBlocked | downBlocked
-                } else {
-                    let c = slots[Int(b)].row.coefficient(sym)
-                    if c < 0 { f |= upBlocked } else if c > 0 { f |= downBlocked }
-                }
+                let (up, down) = blocks(b, sym)
+                if up { f |= upBlocked }
+                if down { f |= downBlocked }
             }
             flags[i] |= f
         }
@@ -123,14 +120,20 @@ extension Solver {
     func blocked(_ s: Int32, bothWays: Bool) -> (up: Bool, down: Bool) {
         var up = false, down = !bothWays
         forEachHoldingRow(of: s) { b in
-            if status[Int(b)].kind == .dummy {
-                (up, down) = (true, true)
-                return
-            }
-            let c = slots[Int(b)].row.coefficient(s)
-            if c < 0 { up = true } else if c > 0 { down = true }
+            let (u, d) = blocks(b, s)
+            up = up || u
+            down = down || d
         }
         return (up, down)
+    }
+
+    /// Which moves of `s` its holding row `b` blocks: both for a dummy (it must stay zero), for a
+    /// restricted row at zero the one that would make it negative.
+    @inline(__always)
+    func blocks(_ b: Int32, _ s: Int32) -> (up: Bool, down: Bool) {
+        if status[Int(b)].kind == .dummy { return (true, true) }
+        let c = slots[Int(b)].row.coefficient(s)
+        return (c < 0, c > 0)
     }
 
     /// The directions of `shared` (candidates held back by rows another candidate is in too):
