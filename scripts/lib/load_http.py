@@ -229,7 +229,9 @@ def send_all(sock, data, deadline):
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 raise socket.timeout("send")
-            select.select([], [sock], [], min(0.05, max(0.0, deadline - time.monotonic())))
+            waiter = select.poll()   # not select(): descriptors past 1023 are fine
+            waiter.register(sock, select.POLLOUT)
+            waiter.poll(1000 * min(0.05, max(0.0, deadline - time.monotonic())))
 
 
 class _Conn:
