@@ -81,8 +81,7 @@ extension Solver {
             if flags[i] & isShared != 0 {
                 shared.append(sym)
             } else if flags[i] & (upBlocked | downBlocked) != upBlocked | downBlocked {
-                let rates = rates(of: sym)
-                if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
+                appendDirection(of: sym, to: &out)
             }
         }
         if !shared.isEmpty { appendSharedDirections(shared, to: &out) }
@@ -101,7 +100,7 @@ extension Solver {
             switch status[bi].kind {
             case .external: continue
             case .dummy: body(b)
-            case .slack, .error: if slots[bi].row.constant < 1e-9 { body(b) }
+            case .slack, .error: if isDegenerate(bi) { body(b) }
             }
         }
     }
@@ -110,7 +109,11 @@ extension Solver {
     /// outgrew the limit.
     private func appendSingleDirection(_ sym: Int32, to out: inout [FreeDirection]) {
         let (upBlocked, downBlocked) = blocked(sym, bothWays: status[Int(sym)].kind == .external)
-        if upBlocked && downBlocked { return }
+        if !(upBlocked && downBlocked) { appendDirection(of: sym, to: &out) }
+    }
+
+    /// The move of `sym` alone, as its rates on the externals (none when it moves none).
+    private func appendDirection(of sym: Int32, to out: inout [FreeDirection]) {
         let rates = rates(of: sym)
         if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
     }
