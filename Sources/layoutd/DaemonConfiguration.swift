@@ -2,6 +2,7 @@ import JSON
 import Foundation
 import LayoutAPI
 import Logging
+import EventHTTP
 
 /// Every setting of `layoutd serve`, with its built-in default.
 ///
@@ -15,7 +16,7 @@ import Logging
 struct DaemonConfiguration: Equatable, Sendable {
     var host = "127.0.0.1"
     var port = 8080
-    /// Worker threads; 0 means one per CPU.
+    /// Worker threads; 0 means one per CPU but one, at least one (`automaticThreads(cpus:)`).
     var threads = 0
     var maxBodyBytes = 1_048_576
     var maxHeaderBytes = 16_384
@@ -52,8 +53,11 @@ struct DaemonConfiguration: Equatable, Sendable {
 
     var swiftLogLevel: Logger.Level { Logger.Level(rawValue: logLevel) ?? .info }
 
-    /// Worker threads with 0 resolved to the number of active CPUs.
-    var effectiveThreads: Int { threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// Worker threads with 0 resolved by `HTTPServerConfiguration.automaticThreads(cpus:)` of the
+    /// CPUs this process may run on.
+    var effectiveThreads: Int {
+        threads > 0 ? threads : HTTPServerConfiguration.automaticThreads(cpus: ProcessInfo.processInfo.activeProcessorCount)
+    }
 
     // MARK: loading
 
@@ -135,7 +139,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         func fail(_ message: String) throws { throw ConfigurationError(message) }
         if host.isEmpty { try fail("host must not be empty") }
         if !(0...65535).contains(port) { try fail("port must be in 0...65535 (0 picks a free port), not \(port)") }
-        if !(0...1024).contains(threads) { try fail("threads must be in 0...1024 (0 means one per CPU), not \(threads)") }
+        if !(0...1024).contains(threads) { try fail("threads must be in 0...1024 (0 means one per CPU but one, at least one), not \(threads)") }
         if maxBodyBytes < 0 { try fail("maxBodyBytes must not be negative") }
         if maxHeaderBytes < 256 { try fail("maxHeaderBytes must be at least 256") }
         if !(timeoutSeconds > 0) { try fail("timeoutSeconds must be positive") }

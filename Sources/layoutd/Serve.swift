@@ -74,7 +74,7 @@ struct Serve: ParsableCommand {
                                valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Worker threads, each with its own event loop; 0 means one per CPU. Default: 0.",
+    @Option(help: ArgumentHelp("Worker threads, each with its own event loop; 0 means one per CPU but one (at least one). Default: 0.",
                                valueName: "n"))
     var threads: Int?
 

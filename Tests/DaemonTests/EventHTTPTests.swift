@@ -321,6 +321,17 @@ struct EventHTTPTests {
         #expect(first.stop())
     }
 
+    @Test("threads 0 means one worker per CPU but one, never none; a count given is kept")
+    func automaticThreads() {
+        #expect([0, 1, 2, 3, 8].map { HTTPServerConfiguration.automaticThreads(cpus: $0) } == [1, 1, 1, 2, 7])
+        var configuration = HTTPServerConfiguration()
+        configuration.threads = 0
+        let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        #expect(configuration.effectiveThreads == max(1, cpus - 1))
+        configuration.threads = 3
+        #expect(configuration.effectiveThreads == 3)
+    }
+
     @Test("query items keep parameters without '=' and decode + and %XX")
     func queryItems() {
         let request = HTTPRequest(method: "GET", path: "/", query: "a=1&verbose&b=x+y%21&&c=")
