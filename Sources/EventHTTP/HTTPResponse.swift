@@ -11,12 +11,15 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// When set, this is a streamed response: see ``stream(status:headers:heartbeat:onOpen:)``.
     public var stream: HTTPStreamStart?
+    /// When set, the response is what this returns, worked out off the loop: see ``offloaded(_:)``.
+    public var offload: (@Sendable () -> HTTPResponse)?
 
     public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
         self.stream = nil
+        self.offload = nil
     }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: String) {
@@ -46,6 +49,20 @@ public struct HTTPResponse: Sendable {
     ) -> HTTPResponse {
         var response = HTTPResponse(status: status, headers: headers)
         response.stream = HTTPStreamStart(heartbeat: heartbeat, onOpen: onOpen)
+        return response
+    }
+
+    /// A response worked out away from the worker's event loop.
+    ///
+    /// The server runs `work` on one of its offload threads
+    /// (``HTTPServerConfiguration/offloadThreads``) and sends what it returns; meanwhile the
+    /// worker serves its other connections. For requests that take long (a large document's
+    /// solve): the hand-off costs two thread wake-ups, more than a short request. Without offload
+    /// threads `work` runs on the worker at once. What `work` returns may be a stream; if it is
+    /// itself offloaded, its work runs in place.
+    public static func offloaded(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        var response = HTTPResponse(status: 200)
+        response.offload = work
         return response
     }
 

@@ -68,6 +68,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var boundPort: Int?
     // Written in start() before any other thread exists, then read-only until run() tears down.
     private var workers: [Worker] = []
+    /// Runs the handlers' offloaded work (``HTTPResponse/offloaded(_:)``); nil without offload threads.
+    private var offload: OffloadPool?
     private var portLock: PortLock?
     private var controlBase: OpaquePointer?
     private var stopBell: Doorbell?
@@ -132,9 +134,10 @@ public final class HTTPServer: @unchecked Sendable {
 
         var created: [Worker] = []
         var lockHeld: PortLock?
+        let pool = config.effectiveOffloadThreads > 0 ? OffloadPool(threads: config.effectiveOffloadThreads) : nil
         do {
             for index in 0..<count {
-                created.append(try Worker(index: index, configuration: config, handler: handler,
+                created.append(try Worker(index: index, configuration: config, handler: handler, offload: pool,
                                           onExit: { [unowned self] in self.workerExited() }))
             }
             let port: Int
@@ -163,10 +166,13 @@ public final class HTTPServer: @unchecked Sendable {
                 _ = try worker.listen(on: shared, backlog: config.backlog, host: config.host)
             }
             try makeControlLoop()
+            try pool?.start()
             workers = created
+            offload = pool
             portLock = lockHeld
             return port
         } catch {
+            pool?.stop()
             for worker in created { worker.destroyUnstarted() }
             lockHeld?.release()
             freeControlLoop()
@@ -233,6 +239,9 @@ public final class HTTPServer: @unchecked Sendable {
             event_base_loop(controlBase, EVLOOP_NO_EXIT_ON_EMPTY)
         }
         for thread in threads { pthread_join(thread, nil) }
+        // After the workers: work still running finishes (its answer is dropped with its loop).
+        offload?.stop()
+        offload = nil
         workers = []
         freeControlLoop()
         portLock?.release()

@@ -13,6 +13,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Worker threads, each with its own event loop and listener on the same port
     /// (`SO_REUSEPORT`); 0 means ``automaticThreads(cpus:)`` of the online CPUs.
     public var threads: Int = 0
+    /// Threads that run work handlers hand off with ``HTTPResponse/offloaded(_:)``, so that a
+    /// long request does not hold up the other connections of its worker. nil means one per CPU
+    /// left over by the workers, at least one; 0 means none (offloaded work runs on the worker).
+    public var offloadThreads: Int? = nil
     /// `listen(2)` backlog of each listener.
     public var backlog: Int = 511
     /// Seconds a connection may stay silent (idle keep-alive, slow headers or body, a client not
@@ -46,6 +50,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var effectiveThreads: Int {
         if threads > 0 { return threads }
         return Self.automaticThreads(cpus: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// ``offloadThreads`` with nil replaced by the CPUs the workers leave over (at least one).
+    public var effectiveOffloadThreads: Int {
+        if let offloadThreads { return max(0, offloadThreads) }
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - effectiveThreads)
     }
 
     /// Workers for `threads: 0`: one per CPU but one, and at least one.

@@ -16,6 +16,7 @@ final class Worker: @unchecked Sendable {
     let index: Int
     let configuration: HTTPServerConfiguration
     private let handler: HTTPHandler
+    private let offload: OffloadPool?
     private let onExit: @Sendable () -> Void
 
     let base: OpaquePointer
@@ -47,10 +48,11 @@ final class Worker: @unchecked Sendable {
     private static let drainSettleSeconds = 0.2
 
     init(index: Int, configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler,
-         onExit: @escaping @Sendable () -> Void) throws {
+         offload: OffloadPool? = nil, onExit: @escaping @Sendable () -> Void) throws {
         self.index = index
         self.configuration = configuration
         self.handler = handler
+        self.offload = offload
         self.onExit = onExit
         guard let base = Self.makeBase() else { throw HTTPServerError.libevent("event_base_new failed") }
         self.base = base
@@ -285,6 +287,38 @@ final class Worker: @unchecked Sendable {
         let request = makeRequest(req, method: method, peer: peer)
         let response = handler(request)
         let isHead = method == "HEAD"
+        if let work = response.offload {
+            answerLater(work, to: req, connection: connection, isHead: isHead)
+            return
+        }
+        answer(response, to: req, connection: connection, isHead: isHead)
+    }
+
+    /// Runs `work` on the offload pool and answers `req` with its result back on this loop.
+    ///
+    /// Why `req` and `connection` are still there when the answer comes: evhttp stops reading a
+    /// connection while its request waits for an answer (so no close or time-out is noticed and
+    /// nothing is freed), and only `evhttp_free` at teardown frees it; by then `exited` is set
+    /// and the mailbox refuses the answer (or drops it unrun), so a freed request is never
+    /// touched.
+    private func answerLater(_ work: @escaping @Sendable () -> HTTPResponse, to req: OpaquePointer,
+                             connection: OpaquePointer?, isHead: Bool) {
+        let pending = PendingRequest(req: req, connection: connection)
+        let queued = offload?.submit { [self] in
+            let response = work()
+            enqueue { [self] in answer(response, to: pending.req, connection: pending.connection, isHead: isHead) }
+        } ?? false
+        if !queued { answer(work(), to: req, connection: connection, isHead: isHead) }
+    }
+
+    /// Sends `response` (opening its stream, if it is one); an offloaded response's work runs here.
+    private func answer(_ response: HTTPResponse, to req: OpaquePointer, connection: OpaquePointer?, isHead: Bool) {
+        if let work = response.offload {
+            var inPlace = work()
+            inPlace.offload = nil
+            answer(inPlace, to: req, connection: connection, isHead: isHead)
+            return
+        }
         if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {
             if draining {
                 send(.problem(status: 503, detail: "the server is shutting down"), to: req, isHead: false)
@@ -477,6 +511,13 @@ final class Worker: @unchecked Sendable {
         stream.startHeartbeat()
         start.onOpen(stream)
     }
+}
+
+/// A request waiting for its offloaded answer (see `Worker.answerLater`). The pointers are only
+/// used on the loop thread that owns them; the box only carries them through the pool.
+private struct PendingRequest: @unchecked Sendable {
+    let req: OpaquePointer
+    let connection: OpaquePointer?
 }
 
 /// A response body lent to libevent (see `Worker.addBody`).

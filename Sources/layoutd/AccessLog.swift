@@ -12,11 +12,20 @@ enum AccessLog {
         return { request in
             let started = DispatchTime.now().uptimeNanoseconds
             let response = respond(request)
-            let elapsed = DispatchTime.now().uptimeNanoseconds &- started
-            let status = response.stream == nil ? "\(response.status)" : "\(response.status) (stream)"
-            logger.info("\(request.method) \(request.path) \(status) \(formatMilliseconds(nanoseconds: elapsed))")
-            return response
+            if let work = response.offload {
+                // Logged when the work is done, with the time it waited for a thread.
+                return .offloaded { logged(work(), for: request, started: started, logger: logger) }
+            }
+            return logged(response, for: request, started: started, logger: logger)
         }
+    }
+
+    private static func logged(_ response: HTTPResponse, for request: HTTPRequest, started: UInt64,
+                               logger: Logger) -> HTTPResponse {
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- started
+        let status = response.stream == nil ? "\(response.status)" : "\(response.status) (stream)"
+        logger.info("\(request.method) \(request.path) \(status) \(formatMilliseconds(nanoseconds: elapsed))")
+        return response
     }
 
     /// `1234567` ns → `"1.235ms"`.

@@ -28,7 +28,21 @@ struct Router: Sendable {
         streamHeartbeatSeconds = max(0.5, min(15, connectionTimeoutSeconds / 2))
     }
 
+    /// A request with a body at least this large is answered off the worker's loop
+    /// (`HTTPResponse.offloaded`): such a body is a document to parse, validate and solve (a
+    /// 50-view form is 24 KB and takes 0.3-0.9 ms; the largest the default body limit admits,
+    /// 30-50 ms), and meanwhile the worker goes on answering its other connections. A smaller
+    /// request is answered in place: the hand-off (two thread wake-ups) would cost more than it.
+    static let offloadBodyBytes = 16 << 10
+
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.body.count >= Router.offloadBodyBytes {
+            return .offloaded { [self] in respondInPlace(to: request) }
+        }
+        return respondInPlace(to: request)
+    }
+
+    private func respondInPlace(to request: HTTPRequest) -> HTTPResponse {
         let reply = api.handle(Router.apiRequest(request))
         // SSE seam: streamed answers are converted here, before the plain conversion below.
         if let events = reply.stream {

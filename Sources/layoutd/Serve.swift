@@ -173,7 +173,8 @@ struct Serve: ParsableCommand {
         let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
         logger.info("""
-            serving with \(settings.effectiveThreads) worker thread(s); max body \(settings.maxBodyBytes) bytes, \
+            serving with \(settings.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
+            offload thread(s) for bodies of \(Router.offloadBodyBytes) bytes or more; max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \

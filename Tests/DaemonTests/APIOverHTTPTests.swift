@@ -565,6 +565,34 @@ struct APIOverHTTPTests {
         #expect(try c.get("/v1/sessions/idle").status == 404)
     }
 
+    // MARK: large documents
+
+    @Test("a document over 16 KiB, solved off the worker's loop, gets its frames; the connection goes on")
+    func largeDocumentOffloaded() throws {
+        let daemon = try Daemon(["--threads", "1"])
+        let c = try daemon.connect(timeoutSeconds: 15)
+        let count = 300
+        let document = Documents.chain(count)
+        #expect(document.utf8.count >= 16 << 10)
+        for target in ["/v1/solve", "/v1/sessions/big"] {
+            let answer = target == "/v1/solve" ? try c.post(target, document) : try c.put(target, document)
+            #expect(answer.status == (target == "/v1/solve" ? 200 : 201))
+            #expect(answer.header("Content-Length") == String(answer.body.count))
+            let frames = try #require(try answer.json()["frames"])
+            for i in [0, 1, 150, count - 1] {
+                let frame = frames["v\(i)"]
+                #expect(frame?["x"]?.numberValue == Double(1 + 6 * i), "v\(i)")
+                #expect(frame?["y"]?.numberValue == Double(i % 7), "v\(i)")
+                #expect(frame?["width"]?.numberValue == 5, "v\(i)")
+            }
+        }
+        // The same connection, kept alive, answers small requests in place after it.
+        let patched = try c.patch("/v1/sessions/big", #"{"constraints": {"h0": "v0.leading == root.leading + 11"}}"#)
+        #expect(patched.status == 200)
+        #expect(try patched.json()["frames"]?["v\(count - 1)"]?["x"]?.numberValue == Double(11 + 6 * (count - 1)))
+        #expect(try c.get("/healthz").status == 200)
+    }
+
     // MARK: shutdown
 
     @Test("SIGTERM with solves in flight on several connections: every answer completes, exit 0 within 5 s")

@@ -1,0 +1,149 @@
+import Dispatch
+import EventHTTP
+import Foundation
+import Testing
+
+/// `HTTPResponse.offloaded`: work handed to the offload threads, answered on the worker's loop.
+@Suite("Offloaded answers")
+struct OffloadTests {
+    /// A handler whose `/slow` answer is worked out off the loop and waits for `gate`; everything
+    /// else is answered in place.
+    static func gatedHandler(_ gate: DispatchSemaphore, ran: Shared<Int>? = nil) -> HTTPHandler {
+        { request in
+            guard request.path == "/slow" else { return .json(#"{"fast":true}"#) }
+            return .offloaded {
+                gate.wait()
+                ran?.set((ran?.get() ?? 0) + 1)
+                return .json(#"{"slow":true}"#)
+            }
+        }
+    }
+
+    @Test("while offloaded work runs, the same worker answers its other connections; then the work's answer arrives")
+    func otherConnectionsServed() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1 },
+                                         handler: Self.gatedHandler(gate))
+        let slow = try RawHTTPConnection(port: server.port)
+        try slow.sendRequest("GET", "/slow")
+        // One worker: without the offload this would wait for the gate (the read times out).
+        let fast = try RawHTTPConnection(port: server.port, timeoutSeconds: 3)
+        for _ in 0..<3 {
+            let answer = try fast.request("GET", "/fast")
+            #expect(answer.status == 200)
+            #expect(String(decoding: answer.body, as: UTF8.self) == #"{"fast":true}"#)
+        }
+        gate.signal()
+        let answer = try slow.readResponse()
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"slow":true}"#)
+        #expect(answer.header("Content-Length") == "13")
+        // The connection is kept alive after it.
+        #expect(try slow.request("GET", "/fast").status == 200)
+        #expect(server.stop())
+    }
+
+    @Test("pipelined requests behind an offloaded one are answered after it, in order")
+    func pipelinedOrder() throws {
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 2 }) { request in
+            let delay = request.path == "/slow" ? 0.05 : 0
+            let body = #"{"path":"\#(request.path)"}"#
+            return .offloaded {
+                Thread.sleep(forTimeInterval: delay)
+                return .json(body)
+            }
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        let bodies = try (0..<3).map { _ in String(decoding: try connection.readResponse().body, as: UTF8.self) }
+        #expect(bodies == [#"{"path":"/slow"}"#, #"{"path":"/a"}"#, #"{"path":"/b"}"#])
+        #expect(server.stop())
+    }
+
+    @Test("without offload threads the work runs on the worker and is answered the same")
+    func inPlaceWithoutPool() throws {
+        // Opened by a signal, not by an initial value: libdispatch traps when a semaphore is freed
+        // below the value it was made with.
+        let gate = DispatchSemaphore(value: 0)
+        gate.signal()
+        let ran = Shared(0)
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 0 },
+                                         handler: Self.gatedHandler(gate, ran: ran))
+        let connection = try RawHTTPConnection(port: server.port)
+        let answer = try connection.request("GET", "/slow")
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"slow":true}"#)
+        #expect(ran.get() == 1)
+        #expect(server.stop())
+    }
+
+    @Test("a client that leaves before its offloaded answer: the answer is dropped and the server serves on")
+    func clientLeaves() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let ran = Shared(0)
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1 },
+                                         handler: Self.gatedHandler(gate, ran: ran))
+        for _ in 0..<3 {
+            let leaving = try RawHTTPConnection(port: server.port)
+            try leaving.sendRequest("GET", "/slow")
+            usleep(20_000)
+            leaving.close()
+            gate.signal()
+        }
+        #expect(ran.wait { $0 == 3 } == 3)
+        usleep(50_000)
+        let connection = try RawHTTPConnection(port: server.port)
+        #expect(try connection.request("GET", "/fast").status == 200)
+        gate.signal()
+        #expect(try connection.request("GET", "/slow").status == 200)
+        #expect(server.stop())
+    }
+
+    @Test("shutdown with offloaded work in flight: the answer goes out with Connection: close and run() returns")
+    func shutdownWithWorkInFlight() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1; $0.shutdownGraceSeconds = 3 },
+                                         handler: Self.gatedHandler(gate))
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/slow")
+        usleep(50_000)
+        server.server.shutdown()
+        usleep(100_000)
+        gate.signal()
+        let answer = try connection.readResponse()
+        #expect(answer.status == 200)
+        #expect(answer.header("Connection") == "close")
+        #expect(server.stop(timeout: 5))
+    }
+
+    @Test("work that is still running when the grace ends: run() returns once it is done, its answer dropped")
+    func shutdownAfterGrace() throws {
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1; $0.shutdownGraceSeconds = 0.2 }) { _ in
+            .offloaded {
+                Thread.sleep(forTimeInterval: 0.8)
+                return .json("{}")
+            }
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/slow")
+        usleep(50_000)
+        let started = Date()
+        #expect(server.stop(timeout: 5))
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(connection.serverClosed())
+    }
+
+    @Test("offload threads: one per CPU the workers leave, at least one; a number given is kept, 0 is none")
+    func offloadThreadCount() {
+        var configuration = HTTPServerConfiguration()
+        configuration.threads = 1
+        let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        #expect(configuration.effectiveOffloadThreads == max(1, cpus - 1))
+        configuration.threads = cpus + 3
+        #expect(configuration.effectiveOffloadThreads == 1)
+        configuration.offloadThreads = 3
+        #expect(configuration.effectiveOffloadThreads == 3)
+        configuration.offloadThreads = 0
+        #expect(configuration.effectiveOffloadThreads == 0)
+    }
+}
