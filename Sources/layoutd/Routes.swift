@@ -29,11 +29,15 @@ struct Router: Sendable {
     }
 
     /// A request with a body at least this large is answered off the worker's loop
-    /// (`HTTPResponse.offloaded`): such a body is a document to parse, validate and solve (a
-    /// 50-view form is 24 KB and takes 0.3-0.9 ms; the largest the default body limit admits,
-    /// 30-50 ms), and meanwhile the worker goes on answering its other connections. A smaller
-    /// request is answered in place: the hand-off (two thread wake-ups) would cost more than it.
-    static let offloadBodyBytes = 16 << 10
+    /// (`HTTPResponse.offloaded`): such a body is a document to parse, validate and solve that
+    /// takes 3 ms or more (a 120-view form is 64 KB; the largest the default body limit admits,
+    /// 1,900 views, 33-50 ms), and meanwhile the worker goes on answering its other connections.
+    /// A smaller request is answered in place. Why not lower: on a machine whose CPUs are all
+    /// busy (a 2-CPU machine with a local load client), the offload thread's work and its two
+    /// wake-ups take CPU from whoever else runs; with 16 KiB (every 50-view form offloaded) the
+    /// soak ran at 18.0 K requests/s and a p99 of 4.6-5.5 ms, against 21.5 K and 4.2-4.4 ms
+    /// (docs/load.md, eleventh session).
+    static let offloadBodyBytes = 64 << 10
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.body.count >= Router.offloadBodyBytes {

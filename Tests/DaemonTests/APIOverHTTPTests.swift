@@ -567,19 +567,19 @@ struct APIOverHTTPTests {
 
     // MARK: large documents
 
-    @Test("a document over 16 KiB, solved off the worker's loop, gets its frames; the connection goes on")
+    @Test("a document over 64 KiB, solved off the worker's loop, gets its frames; the connection goes on")
     func largeDocumentOffloaded() throws {
         let daemon = try Daemon(["--threads", "1"])
         let c = try daemon.connect(timeoutSeconds: 15)
-        let count = 300
+        let count = 600
         let document = Documents.chain(count)
-        #expect(document.utf8.count >= 16 << 10)
+        #expect(document.utf8.count >= 64 << 10)  // layoutd's Router.offloadBodyBytes
         for target in ["/v1/solve", "/v1/sessions/big"] {
             let answer = target == "/v1/solve" ? try c.post(target, document) : try c.put(target, document)
             #expect(answer.status == (target == "/v1/solve" ? 200 : 201))
             #expect(answer.header("Content-Length") == String(answer.body.count))
             let frames = try #require(try answer.json()["frames"])
-            for i in [0, 1, 150, count - 1] {
+            for i in [0, 1, 300, count - 1] {
                 let frame = frames["v\(i)"]
                 #expect(frame?["x"]?.numberValue == Double(1 + 6 * i), "v\(i)")
                 #expect(frame?["y"]?.numberValue == Double(i % 7), "v\(i)")
