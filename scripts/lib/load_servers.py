@@ -99,6 +99,11 @@ class Server:
         return time.monotonic() - t0, rc
 
 
+def default_threads():
+    """The worker count layoutd picks for `threads: 0`: one per CPU but one, at least one."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
 def layoutd(port, threads=None, extra=(), logfile="/tmp/layoutd-load.log", binary=None, name="layoutd"):
     argv = [binary or LAYOUTD, "serve", "--port", str(port)]
     if threads:
