@@ -259,18 +259,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func spawnThread(for worker: Worker) throws -> pthread_t {
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, 8 << 20)
         let context = Unmanaged.passRetained(worker).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, workerThreadEntry, context)
-        guard status == 0 else {
+        do {
+            return try startThread(workerThreadEntry, context: context)
+        } catch {
             Unmanaged<Worker>.fromOpaque(context).release()
-            throw HTTPServerError.libevent("pthread_create failed: \(errnoDescription(status))")
+            throw error
         }
-        return thread
     }
 
     // MARK: control loop (runs on the thread inside run())
