@@ -1,3 +1,5 @@
+import CEvhttpFastPaths
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,17 +48,20 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init() {}
 
-    /// ``threads``, with 0 replaced by ``automaticThreads(cpus:)`` of the online CPUs.
+    /// ``threads``, with 0 replaced by ``automaticThreads(cpus:)`` of ``availableCPUs``.
     public var effectiveThreads: Int {
-        if threads > 0 { return threads }
-        return Self.automaticThreads(cpus: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        threads > 0 ? threads : Self.automaticThreads(cpus: Self.availableCPUs)
     }
 
     /// ``offloadThreads`` with nil replaced by the CPUs the workers leave over (at least one).
     public var effectiveOffloadThreads: Int {
         if let offloadThreads { return max(0, offloadThreads) }
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - effectiveThreads)
+        return max(1, Self.availableCPUs - effectiveThreads)
     }
+
+    /// The CPUs this process may run on (its affinity mask: `taskset`, a container's cpuset),
+    /// else the online CPUs; at least one.
+    public static var availableCPUs: Int { Int(layoutd_available_cpus()) }
 
     /// Workers for `threads: 0`: one per CPU but one, and at least one.
     ///

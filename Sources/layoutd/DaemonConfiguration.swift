@@ -2,7 +2,6 @@ import JSON
 import Foundation
 import LayoutAPI
 import Logging
-import EventHTTP
 
 /// Every setting of `layoutd serve`, with its built-in default.
 ///
@@ -16,7 +15,7 @@ import EventHTTP
 struct DaemonConfiguration: Equatable, Sendable {
     var host = "127.0.0.1"
     var port = 8080
-    /// Worker threads; 0 means one per CPU but one, at least one (`automaticThreads(cpus:)`).
+    /// Worker threads; 0 means one per CPU but one, at least one (EventHTTP's `automaticThreads(cpus:)`).
     var threads = 0
     var maxBodyBytes = 1_048_576
     var maxHeaderBytes = 16_384
@@ -52,12 +51,6 @@ struct DaemonConfiguration: Equatable, Sendable {
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
 
     var swiftLogLevel: Logger.Level { Logger.Level(rawValue: logLevel) ?? .info }
-
-    /// Worker threads with 0 resolved by `HTTPServerConfiguration.automaticThreads(cpus:)` of the
-    /// CPUs this process may run on.
-    var effectiveThreads: Int {
-        threads > 0 ? threads : HTTPServerConfiguration.automaticThreads(cpus: ProcessInfo.processInfo.activeProcessorCount)
-    }
 
     // MARK: loading
 

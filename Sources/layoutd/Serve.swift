@@ -173,7 +173,7 @@ struct Serve: ParsableCommand {
         let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
         logger.info("""
-            serving with \(settings.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
+            serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
             offload thread(s) for bodies of \(Router.offloadBodyBytes) bytes or more; max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
@@ -223,7 +223,7 @@ struct Serve: ParsableCommand {
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
-        configuration.threads = settings.effectiveThreads
+        configuration.threads = settings.threads
         configuration.backlog = settings.backlog
         configuration.timeoutSeconds = settings.timeoutSeconds
         configuration.maxBodyBytes = settings.transportMaxBodyBytes

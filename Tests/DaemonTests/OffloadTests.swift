@@ -137,7 +137,7 @@ struct OffloadTests {
     func offloadThreadCount() {
         var configuration = HTTPServerConfiguration()
         configuration.threads = 1
-        let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let cpus = HTTPServerConfiguration.availableCPUs
         #expect(configuration.effectiveOffloadThreads == max(1, cpus - 1))
         configuration.threads = cpus + 3
         #expect(configuration.effectiveOffloadThreads == 1)

@@ -25,6 +25,9 @@ struct evhttp_request;
 /// sends it (or the rest of it) later, as `evhttp_send_reply` alone would.
 int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *reason);
 
+/// The CPUs this process may run on (its affinity mask), else the online CPUs; at least one.
+int layoutd_available_cpus(void);
+
 /// The overridden comparison, under its libevent name (declared here for the tests).
 int evutil_ascii_strcasecmp(const char *s1, const char *s2);
 
