@@ -133,14 +133,14 @@ struct OffloadTests {
         #expect(connection.serverClosed())
     }
 
-    @Test("offload threads: one per CPU the workers leave, at least one; a number given is kept, 0 is none")
+    @Test("offload threads: one per worker or per CPU the workers leave, whichever is more; a number given is kept, 0 is none")
     func offloadThreadCount() {
         var configuration = HTTPServerConfiguration()
         configuration.threads = 1
         let cpus = HTTPServerConfiguration.availableCPUs
         #expect(configuration.effectiveOffloadThreads == max(1, cpus - 1))
         configuration.threads = cpus + 3
-        #expect(configuration.effectiveOffloadThreads == 1)
+        #expect(configuration.effectiveOffloadThreads == cpus + 3)
         configuration.offloadThreads = 3
         #expect(configuration.effectiveOffloadThreads == 3)
         configuration.offloadThreads = 0
