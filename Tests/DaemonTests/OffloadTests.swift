@@ -7,11 +7,12 @@ import Testing
 @Suite("Offloaded answers")
 struct OffloadTests {
     /// A handler whose `/slow` answer is worked out off the loop and waits for `gate`; everything
-    /// else is answered in place.
-    static func gatedHandler(_ gate: DispatchSemaphore, ran: Shared<Int>? = nil) -> HTTPHandler {
+    /// else is answered in place. `started` counts the works begun, `ran` those finished.
+    static func gatedHandler(_ gate: DispatchSemaphore, started: Shared<Int>? = nil, ran: Shared<Int>? = nil) -> HTTPHandler {
         { request in
             guard request.path == "/slow" else { return .json(#"{"fast":true}"#) }
             return .offloaded {
+                started?.set((started?.get() ?? 0) + 1)
                 gate.wait()
                 ran?.set((ran?.get() ?? 0) + 1)
                 return .json(#"{"slow":true}"#)
@@ -80,14 +81,15 @@ struct OffloadTests {
     @Test("a client that leaves before its offloaded answer: the answer is dropped and the server serves on")
     func clientLeaves() throws {
         let gate = DispatchSemaphore(value: 0)
-        let ran = Shared(0)
+        let started = Shared(0), ran = Shared(0)
         let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1 },
-                                         handler: Self.gatedHandler(gate, ran: ran))
-        for _ in 0..<3 {
+                                         handler: Self.gatedHandler(gate, started: started, ran: ran))
+        for round in 1...3 {
             let leaving = try RawHTTPConnection(port: server.port)
             try leaving.sendRequest("GET", "/slow")
-            usleep(20_000)
+            #expect(started.wait { $0 == round } == round)
             leaving.close()
+            usleep(10_000)
             gate.signal()
         }
         #expect(ran.wait { $0 == 3 } == 3)
@@ -102,11 +104,12 @@ struct OffloadTests {
     @Test("shutdown with offloaded work in flight: the answer goes out with Connection: close and run() returns")
     func shutdownWithWorkInFlight() throws {
         let gate = DispatchSemaphore(value: 0)
+        let started = Shared(0)
         let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1; $0.shutdownGraceSeconds = 3 },
-                                         handler: Self.gatedHandler(gate))
+                                         handler: Self.gatedHandler(gate, started: started))
         let connection = try RawHTTPConnection(port: server.port)
         try connection.sendRequest("GET", "/slow")
-        usleep(50_000)
+        #expect(started.wait { $0 == 1 } == 1)
         server.server.shutdown()
         usleep(100_000)
         gate.signal()
