@@ -314,9 +314,7 @@ final class Worker: @unchecked Sendable {
     /// Sends `response` (opening its stream, if it is one); an offloaded response's work runs here.
     private func answer(_ response: HTTPResponse, to req: OpaquePointer, connection: OpaquePointer?, isHead: Bool) {
         if let work = response.offload {
-            var inPlace = work()
-            inPlace.offload = nil
-            answer(inPlace, to: req, connection: connection, isHead: isHead)
+            answer(work(), to: req, connection: connection, isHead: isHead)
             return
         }
         if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {

@@ -61,6 +61,17 @@ struct OffloadTests {
         #expect(server.stop())
     }
 
+    @Test("offloaded work that answers with offloaded work, twice over: the inner works run in place and the innermost answer is sent")
+    func nestedOffload() throws {
+        let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1 }) { _ in
+            .offloaded { .offloaded { .offloaded { .json(#"{"inner":true}"#) } } }
+        }
+        let answer = try RawHTTPConnection(port: server.port).request("GET", "/nested")
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"inner":true}"#)
+        #expect(server.stop())
+    }
+
     @Test("without offload threads the work runs on the worker and is answered the same")
     func inPlaceWithoutPool() throws {
         // Opened by a signal, not by an initial value: libdispatch traps when a semaphore is freed

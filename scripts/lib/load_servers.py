@@ -100,8 +100,13 @@ class Server:
 
 
 def default_threads():
-    """The worker count layoutd picks for `threads: 0`: one per CPU but one, at least one."""
-    return max(1, (os.cpu_count() or 1) - 1)
+    """The worker count layoutd picks for `threads: 0`: one per CPU but one, at least one, the CPUs
+    counted as layoutd counts them (the affinity mask: EventHTTP's `availableCPUs`)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus - 1)
 
 
 def layoutd(port, threads=None, extra=(), logfile="/tmp/layoutd-load.log", binary=None, name="layoutd"):
