@@ -29,17 +29,24 @@ struct Serve: ParsableCommand {
 
             HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
             application/problem+json (RFC 9457).
-              POST   /v1/solve                 solve once: 200 {frames, diagnostics}
-              POST   /v1/sessions              new session, the server picks the id: 201
-              PUT    /v1/sessions/{id}         create (201) or replace (200) session {id}
-              GET    /v1/sessions/{id}         document, revision, frames, diagnostics
-              PATCH  /v1/sessions/{id}         edit with a JSON merge patch (incremental)
-              DELETE /v1/sessions/{id}         drop the session: 204
-              GET    /v1/sessions/{id}/frames  revision, frames, diagnostics
-              GET    /healthz                  200 {"status":"ok","sessions":N}
-            HEAD works wherever GET does and OPTIONS everywhere; other methods get 405. Query \
-            parameters: coordinates=absolute, strict=true, frames=all (PATCH). Sessions carry \
-            ETag "<revision>"; If-Match gives 412 on a stale revision. Any other path answers 404.
+              GET    /healthz                      200 {"status":"ok","sessions":N}
+              POST   /v1/solve                     solve once: 200 {frames, diagnostics}
+              POST   /v1/sessions                  new session, the server picks the id: 201
+              PUT    /v1/sessions/{id}             create (201) or replace (200) session {id}
+              GET    /v1/sessions/{id}             document, revision, frames, diagnostics
+              PATCH  /v1/sessions/{id}             edit with a JSON merge patch (incremental)
+              DELETE /v1/sessions/{id}             drop the session: 204
+              GET    /v1/sessions/{id}/frames      revision, frames, diagnostics
+              GET    /v1/sessions/{id}/events      Server-Sent Events: one per new revision
+              GET    /v1/sessions/{id}/render.svg  the session drawn as SVG
+              POST   /v1/render.svg                a document solved and drawn as SVG, not kept
+              GET    /                             the playground (HTML, docs/web.md)
+              GET    /client.js                    the JavaScript client (ES module)
+            HEAD works wherever GET does, and OPTIONS on every route (204 with Allow, and CORS \
+            preflights); other methods get 405 with Allow. Query parameters: \
+            coordinates=absolute|relative, strict=true, frames=all|changed (PATCH). Sessions carry \
+            ETag "<revision>"; If-Match gives 412 on a stale revision. Paths match exactly (a \
+            trailing / is a 404), and a path not listed above answers 404.
 
             LIMITS: a body over --max-body-bytes answers 413 application/problem+json (a body over \
             twice that, at least 64 KiB more, is refused before it is read: a plain 413 and the \
