@@ -1,14 +1,20 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Linux only: EventHTTP's C helpers and the daemon use glibc and epoll-era libevent; no Apple
+// platform is declared because none is built or tested.
+//
 // Dependencies point one way:
-//   Cassowary (pure solver) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON      (routes, no sockets)
-//   EventHTTP → CLibevent                            (libevent wrapper, no layout code)
-//   layoutd → LayoutAPI + EventHTTP (+ CMimalloc: the process's malloc); layout-bench → LayoutEngine
+//   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives  (routes, sessions, errors; no sockets)
+//   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
+//   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, ArgumentParser, Logging
+//   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, ArgumentParser
+// Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
+// so an embedding program can route layoutd's logs); nothing else.
 let package = Package(
     name: "layoutd",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
@@ -19,23 +25,24 @@ let package = Package(
     ],
     targets: [
         .target(name: "Cassowary"),
+        // A lock, a clock, ASCII comparison and percent-decoding: what LayoutAPI and EventHTTP both need.
+        .target(name: "Primitives"),
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
-        // libevent's header printf, header-name comparison, HTTP-version sscanf, read sizing and unchanged
-        // epoll interest, overridden for the process (FastPaths.c, EpollInterest.c), and replies written at once
-        // (SendNow.c).
+        // C where Swift cannot reach: a reply written at once (SendNow.c), the CPUs of the affinity mask.
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
-        // _GNU_SOURCE: dl_iterate_phdr (the overrides find libevent's code with it) and RTLD_NEXT.
-        .target(name: "CEvhttpFastPaths", dependencies: ["CLibevent"],
-                cSettings: [.define("_GNU_SOURCE"), .unsafeFlags(["-gdwarf-4"])]),
-        .target(name: "EventHTTP", dependencies: ["CLibevent", "CEvhttpFastPaths"]),
+        .target(name: "CEventHTTPSupport", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        .target(name: "EventHTTP", dependencies: ["CLibevent", "CEventHTTPSupport", "Primitives"]),
+        // libevent's own error replies as problem+json: defines `evhttp_send_error` for the process, so only
+        // the daemon links it (checked at start-up by EventHTTP's TransportErrorProbe).
+        .target(name: "CProblemReplies", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // Debian's libmimalloc-dev has no pkg-config file: the module map names the library.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
         .executableTarget(name: "layoutd", dependencies: [
-            "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CMimalloc",
+            "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -50,7 +57,7 @@ let package = Package(
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEvhttpFastPaths", "CLibevent", "JSON", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

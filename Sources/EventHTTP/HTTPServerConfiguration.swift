@@ -1,4 +1,4 @@
-import CEvhttpFastPaths
+import CEventHTTPSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
+import Primitives
 import CLibevent
-import CEvhttpFastPaths
+import CEventHTTPSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -233,7 +234,7 @@ final class Worker: @unchecked Sendable {
     private func beginDrain() {
         guard !draining else { return }
         draining = true
-        drainStartedAt = monotonicSeconds()
+        drainStartedAt = MonotonicTime.now.seconds
         stopListening()
         for stream in Array(streams.values) { stream.finishOnLoop(reason: .serverShutdown) }
         var grace = timevalFrom(seconds: configuration.shutdownGraceSeconds)
@@ -245,7 +246,7 @@ final class Worker: @unchecked Sendable {
 
     fileprivate func checkDrained() {
         guard draining, connections.isEmpty,
-              monotonicSeconds() - drainStartedAt >= Worker.drainSettleSeconds - 0.001 else { return }
+              MonotonicTime.now.seconds - drainStartedAt >= Worker.drainSettleSeconds - 0.001 else { return }
         event_base_loopexit(base, nil)
     }
 
@@ -287,7 +288,7 @@ final class Worker: @unchecked Sendable {
         let request = makeRequest(req, method: method, peer: peer)
         let response = handler(request)
         let isHead = method == "HEAD"
-        if let work = response.offload {
+        if case .offloaded(let work) = response {
             answerLater(work, to: req, connection: connection, isHead: isHead)
             return
         }
@@ -313,21 +314,23 @@ final class Worker: @unchecked Sendable {
 
     /// Sends `response` (opening its stream, if it is one); an offloaded response's work runs here.
     private func answer(_ response: HTTPResponse, to req: OpaquePointer, connection: OpaquePointer?, isHead: Bool) {
-        if let work = response.offload {
+        switch response {
+        case .offloaded(let work):
             answer(work(), to: req, connection: connection, isHead: isHead)
-            return
-        }
-        if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {
+        case .complete(let head, let body):
+            send(head, body: body, to: req, isHead: isHead)
+        case .streamed(let head, _) where isHead || !HTTPResponse.statusAllowsBody(head.status):
+            // Only the head: no stream for HEAD, 1xx, 204 or 304.
+            send(head, body: [], to: req, isHead: isHead)
+        case .streamed(let head, let start):
             if draining {
                 send(.problem(status: 503, detail: "the server is shutting down"), to: req, isHead: false)
             } else if let connection {
-                openStream(req, connection: connection, response: response, start: start)
+                openStream(req, connection: connection, head: head, start: start)
             } else {
                 send(.problem(status: 500, detail: "no connection for the stream"), to: req, isHead: false)
             }
-            return
         }
-        send(response, to: req, isHead: isHead)
     }
 
     static func methodName(_ command: evhttp_cmd_type) -> String? {
@@ -405,17 +408,23 @@ final class Worker: @unchecked Sendable {
 
     /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
     /// replace our headers with HTML and close the connection).
-    private func send(_ original: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
-        var response = original
-        if !(100...599).contains(response.status) {
-            report(.error, "handler answered status \(response.status); sending 500")
-            response = .problem(status: 500, detail: "invalid response status")
+    private func send(_ response: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
+        answer(response, to: req, connection: nil, isHead: isHead)
+    }
+
+    /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
+    /// replace our headers with HTML and close the connection).
+    private func send(_ head: HTTPHead, body: [UInt8], to req: OpaquePointer, isHead: Bool) {
+        guard (100...599).contains(head.status) else {
+            report(.error, "handler answered status \(head.status); sending 500")
+            send(.problem(status: 500, detail: "invalid response status"), to: req, isHead: isHead)
+            return
         }
-        let status = response.status
+        let status = head.status
         let output = evhttp_request_get_output_headers(req)
-        addHeaders(response.headers, to: output)
+        addHeaders(head.headers, to: output)
         var hasLength = false, hasDate = false
-        for (name, _) in response.headers {
+        for (name, _) in head.headers {
             if asciiCaseInsensitiveEquals(name, "Date") {
                 hasDate = true
             } else if asciiCaseInsensitiveEquals(name, "Content-Length")
@@ -430,10 +439,10 @@ final class Worker: @unchecked Sendable {
         if HTTPResponse.statusAllowsBody(status) {
             // `Content-Length` added here, as libevent would (the length of the body; on HEAD the
             // length the GET body would have had), but written without its snprintf.
-            if !hasLength { addContentLength(response.body.count, to: output) }
+            if !hasLength { addContentLength(body.count, to: output) }
             // No body on HEAD (libevent would send it anyway and break keep-alive framing).
-            if !isHead, !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
-                addBody(response.body, to: buffer)
+            if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
+                addBody(body, to: buffer)
             }
         }
         if !hasDate {
@@ -492,15 +501,14 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    private func openStream(_ req: OpaquePointer, connection: OpaquePointer, response: HTTPResponse,
-                            start: HTTPStreamStart) {
+    private func openStream(_ req: OpaquePointer, connection: OpaquePointer, head: HTTPHead, start: HTTPStreamStart) {
         let output = evhttp_request_get_output_headers(req)
-        addHeaders(response.headers, to: output)
-        if response.header("Connection") == nil {
+        addHeaders(head.headers, to: output)
+        if head.header("Connection") == nil {
             evhttp_add_header(output, "Connection", "close")
         }
-        HTTPResponse.reasonPhrase(for: response.status).withCString { reason in
-            evhttp_send_reply_start(req, Int32(response.status), reason)
+        HTTPResponse.reasonPhrase(for: head.status).withCString { reason in
+            evhttp_send_reply_start(req, Int32(head.status), reason)
         }
         streamCounter += 1
         let stream = HTTPStream(id: UInt64(index) << 48 | streamCounter, worker: self, request: req,

@@ -23,6 +23,8 @@ struct DaemonConfiguration: Equatable, Sendable {
     var shutdownGraceSeconds = 1.0
     var backlog = 511
     var logLevel = "info"
+    /// `text` or `json` (one object a line); the access log and every other line.
+    var logFormat = "text"
     var lockDirectory = "/tmp"
 
     // The API's settings (docs/http.md "Limits and configuration"); `maxBodyBytes` above is one too.
@@ -43,7 +45,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
-        "shutdownGraceSeconds", "backlog", "logLevel", "lockDirectory",
+        "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
         "corsOrigins",
     ]
@@ -51,6 +53,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
 
     var swiftLogLevel: Logger.Level { Logger.Level(rawValue: logLevel) ?? .info }
+    var logFormatValue: LogFormat { LogFormat(rawValue: logFormat) ?? .text }
 
     // MARK: loading
 
@@ -113,6 +116,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "shutdownGraceSeconds": shutdownGraceSeconds = try number()
         case "backlog": backlog = try integer()
         case "logLevel": logLevel = try string()
+        case "logFormat": logFormat = try string()
         case "lockDirectory": lockDirectory = try string()
         case "maxViews": maxViews = try integer()
         case "maxConstraints": maxConstraints = try integer()
@@ -140,6 +144,9 @@ struct DaemonConfiguration: Equatable, Sendable {
         if backlog < 1 { try fail("backlog must be at least 1") }
         if !Self.logLevels.contains(logLevel) {
             try fail("logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+        }
+        if LogFormat(rawValue: logFormat) == nil {
+            try fail("logFormat must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logFormat)'")
         }
         if lockDirectory.isEmpty { try fail("lockDirectory must not be empty") }
         if maxViews < 1 { try fail("maxViews must be at least 1") }
@@ -185,7 +192,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// over the limit reaches the API and gets its `application/problem+json` 413 on a connection
     /// that stays open. A body over this larger limit (twice `maxBodyBytes`, at least 64 KiB more) is
     /// read and dropped by libevent without being buffered: a 413 (problem+json as well, from
-    /// `CEvhttpFastPaths/ErrorReplies.c`) and the connection closes.
+    /// `CProblemReplies/ProblemReplies.c`) and the connection closes.
     var transportMaxBodyBytes: Int {
         let slack = max(maxBodyBytes, 64 << 10)
         return maxBodyBytes > Int.max - slack ? Int.max : maxBodyBytes + slack
@@ -209,6 +216,7 @@ struct DaemonConfiguration: Equatable, Sendable {
             "shutdownGraceSeconds": jsonNumber(shutdownGraceSeconds),
             "backlog": String(backlog),
             "logLevel": jsonString(logLevel),
+            "logFormat": jsonString(logFormat),
             "lockDirectory": jsonString(lockDirectory),
             "maxViews": String(maxViews),
             "maxConstraints": String(maxConstraints),

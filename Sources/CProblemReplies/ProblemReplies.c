@@ -4,14 +4,22 @@
 // request line or headers it cannot parse or that are over `maxHeaderBytes` (400), a body far
 // over the body limit (413, read and dropped), a method outside the allowed set (501). It writes a
 // `text/html` page, where every other error of the API is `application/problem+json` (RFC 9457,
-// docs/http.md "Errors"). libevent calls `evhttp_send_error` through its PLT, so this definition
-// takes its place for libevent's own calls, as the fast paths do (FastPaths.c); layoutd itself
-// never calls it.
+// docs/http.md "Errors"). libevent 2.1 has no hook for these replies, but it calls
+// `evhttp_send_error` through its PLT, so this definition in the executable takes its place for
+// libevent's own calls (ELF symbol interposition); layoutd itself never calls it. It is the only
+// symbol of another library that layoutd defines, and only the `layoutd` executable links it
+// (the test binaries run with libevent's own). Whether it took effect is checked at start-up
+// (EventHTTP's `TransportErrorProbe`: the daemon logs it) and by the daemon tests: a libevent
+// that binds its calls internally would silently bypass it.
+//
+// It reads four fields of `struct evhttp_request` (http_struct.h, public in 2.1 but marked as
+// subject to change): `type`, `major`/`minor`, `chunked`, `body_size`/`ntoread`. The daemon's
+// TransportErrorTests pin down the replies that depend on them.
 //
 // The reply keeps everything the original does but the page: the same status, `Connection: close`
 // (libevent closes these connections anyway: it stopped reading mid-request), HTTP/1.1 when the
 // request line was not read. Only the body and its `Content-Type` differ.
-#include "CEvhttpFastPaths.h"
+#include "CProblemReplies.h"
 
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -90,7 +98,8 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     evhttp_clear_headers(headers);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");
     evhttp_add_header(headers, "Connection", "close");
-    layoutd_note_fast_path(LAYOUTD_PROBLEM_REPLY);
     evhttp_send_reply(req, error, reason, body);
     evbuffer_free(body);
 }
+
+int layoutd_problem_replies_linked(void) { return 1; }

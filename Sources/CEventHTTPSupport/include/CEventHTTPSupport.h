@@ -1,0 +1,22 @@
+// C helpers for EventHTTP where Swift cannot reach (variadic or macro-only C APIs). Nothing here
+// overrides a symbol of another library: every function has a `layoutd_` name and is called
+// explicitly.
+#ifndef LAYOUTD_CEVENTHTTPSUPPORT_H
+#define LAYOUTD_CEVENTHTTPSUPPORT_H
+
+struct evhttp_request;
+
+/// `evhttp_send_reply(req, code, reason, NULL)`, then the reply written to the socket at once
+/// when it takes all of it, and the request finished there and then (see SendNow.c). `req` must
+/// not be used after the call. Returns 1 when the reply went out at once, 0 when libevent
+/// sends it (or the rest of it) later, as `evhttp_send_reply` alone would.
+int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *reason);
+
+/// Whether `layoutd_send_reply_now` has written a reply at once since the last reset (for a test).
+int layoutd_reply_sent_at_once(void);
+void layoutd_reply_sent_at_once_reset(void);
+
+/// The CPUs this process may run on (its affinity mask), else the online CPUs; at least one.
+int layoutd_available_cpus(void);
+
+#endif
