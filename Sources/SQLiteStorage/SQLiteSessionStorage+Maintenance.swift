@@ -49,6 +49,7 @@ extension SQLiteSessionStorage {
     /// write: a session edited meanwhile is left to its writer), then gives the free pages back to
     /// the file system (`incremental_vacuum`: the file was made with incremental auto-vacuum, so no
     /// full `VACUUM` and its second copy of the file) and empties the write-ahead log.
+    @discardableResult
     public func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport {
         var report = CompactionReport(sessionsFolded: 0, patchesFolded: 0, failures: [], fileBytesBefore: fileBytes,
                                       fileBytesAfter: 0)

@@ -31,6 +31,7 @@ extension SQLiteSessionStorage {
                                 delegates: DelegateCoding.encode(delegates)))
     }
 
+    @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
                             delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
         guard case .appended(let r) = try submit(.append(id: id, generation: generation, revision: revision, patch: patch,
@@ -100,6 +101,7 @@ extension SQLiteSessionStorage {
         answers.reserveCapacity(batch.count)
         var failure: StorageError? = nil
         do throws(StorageError) {
+            try checkFileIsStillThere()
             try writer.execute("BEGIN IMMEDIATE")
             for t in batch {
                 do throws(StorageError) {

@@ -62,6 +62,10 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         _modify { yield &shared.coordination }
     }
     private var syncThread: pthread_t?
+    /// The database file's device and inode when opened: in WAL mode SQLite does not notice a
+    /// removed or replaced file (its writes would go to the log of an unlinked file and be lost at
+    /// close), so each commit checks that the path still names this file (one `stat`).
+    private let identity: (device: UInt64, inode: UInt64)
 
     /// Opens the store at `path`, creating the file (and its parent directory) when absent.
     /// Throws `corrupt` naming the file when it is not a SQLite database, is truncated, or holds
@@ -91,6 +95,10 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         try r.execute("PRAGMA busy_timeout = 5000")
         writer = w
         reader = Locked(r)
+        guard let identity = Self.identity(of: path) else {
+            throw StorageError.io(path: path, detail: "the file vanished while it was being opened")
+        }
+        self.identity = identity
         if sync == .everysec {
             let (shared, log) = (shared, path + "-wal")
             syncThread = startThread { Self.syncEverySecond(shared, log: log) }
@@ -193,6 +201,20 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
     }
 
     // MARK: files and threads
+
+    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Throws `io` when the path no longer names the file the store opened.
+    func checkFileIsStillThere() throws(StorageError) {
+        guard let now = Self.identity(of: path), now == identity else {
+            throw .io(path: path, detail: "the database file was removed or replaced since the store opened it; "
+                      + "writes are refused until the store is reopened")
+        }
+    }
 
     /// The database and its write-ahead log, in bytes.
     var fileBytes: Int {

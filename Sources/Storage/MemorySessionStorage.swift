@@ -62,6 +62,7 @@ public final class MemorySessionStorage: SessionStorage {
         }
     }
 
+    @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
                             delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
         let now = clock()
@@ -120,6 +121,7 @@ public final class MemorySessionStorage: SessionStorage {
         }
     }
 
+    @discardableResult
     public func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport {
         let pending = try withOpen { (s: inout State) throws(StorageError) -> [StoredSession] in
             s.records.values.map(\.session).filter { !$0.patches.isEmpty }

@@ -26,7 +26,9 @@ struct LayoutBench: ParsableCommand {
           json-parse       request-body parsers on the document and on a small patch: ours,
                            Foundation's JSONSerialization, Foundation's JSONDecoder
         checksum = Σ over views of x + y (relative to the parent) + width + height.
-        """)
+        `layout-bench store` times the SQLite session store instead (see its --help).
+        """,
+        subcommands: [StoreBench.self])
 
     @Option(help: "Bundle file from workloads.py bundle.") var bundle: String
     @Option(help: "Edits and constant changes to run at most.") var maxOps: Int = 2000

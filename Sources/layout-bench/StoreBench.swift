@@ -1,0 +1,199 @@
+import ArgumentParser
+import Foundation
+import JSON
+import SQLiteStorage
+import Storage
+
+/// `layout-bench store`: the SQLite session store's costs, one JSON line per case (docs/benchmarks.md).
+struct StoreBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Time the SQLite session store: append, create, load, open, group commit.",
+        discussion: """
+        Cases (one JSON line each), on files under --directory:
+          append   one-constant merge patches to a session of --views views (default 5,000) and of
+                   50 views, sync everysec: per-call time and the bytes each adds to the files
+          create   new 50-view sessions
+          load     a stored 1,000-view session with 50 patches after its snapshot
+          open     a store of --sessions 50-view sessions (made once, kept for the next run): time
+                   from open to the first load
+          always   sync always with 1, 4 and 16 writer threads: writes/s, fsyncs/s, writes per fsync
+        """)
+
+    @Option(help: "Where the store files go (kept: the open case's big store is made once).")
+    var directory = "/tmp/layout-bench-store"
+    @Option(help: "Views of the append case's large session.") var views = 5_000
+    @Option(help: "Sessions of the open case's store.") var sessions = 100_000
+    @Option(help: "Seconds per timed loop.") var seconds = 2.0
+
+    func run() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try append()
+        try create()
+        try load()
+        try open()
+        for writers in [1, 4, 16] { try always(writers: writers) }
+    }
+
+    /// A fresh store file under the directory.
+    func fresh(_ name: String, sync: StorageSync) throws -> SQLiteSessionStorage {
+        let path = directory + "/" + name
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        return try SQLiteSessionStorage(path: path, sync: sync)
+    }
+
+    func append() throws {
+        let store = try fresh("append.db", sync: .everysec)
+        defer { store.close() }
+        for n in [views, 50] {
+            let doc = benchDocument(views: n)
+            let id = "s\(n)"
+            let g = try store.create(id: id, revision: 1, document: doc, delegates: [:])
+            var times: [Double] = [], snapshots = 0, revision = 1
+            let bytes0 = storeBytes(store.path)
+            let start = DispatchTime.now().uptimeNanoseconds
+            while Double(DispatchTime.now().uptimeNanoseconds - start) < seconds * 1e9 {
+                revision += 1
+                let patch = Array("{\"constraints\":{\"c\(revision % n)\":{\"constant\":\(revision)}}}".utf8)
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let due = try store.appendPatch(id: id, generation: g, revision: revision, patch: patch, delegates: nil).snapshotDue
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+                // As the API will: a due snapshot is written with the document (here: unchanged text).
+                if due {
+                    try store.saveSnapshot(id: id, generation: g, revision: revision, document: doc)
+                    snapshots += 1
+                }
+            }
+            emit("append", [("views", .number(Double(n))), ("document_bytes", .number(Double(doc.count))),
+                            ("snapshots", .number(Double(snapshots))),
+                            ("file_growth_bytes_per_append", .number(Double(storeBytes(store.path) - bytes0) / Double(times.count)))]
+                 + stats(times, "us"))
+        }
+    }
+
+    func create() throws {
+        let store = try fresh("create.db", sync: .everysec)
+        defer { store.close() }
+        let doc = benchDocument(views: 50)
+        var times: [Double] = []
+        let start = DispatchTime.now().uptimeNanoseconds
+        while Double(DispatchTime.now().uptimeNanoseconds - start) < seconds * 1e9 {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            _ = try store.create(id: "c\(times.count)", revision: 1, document: doc, delegates: [:])
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+        }
+        emit("create", [("views", .number(50)), ("document_bytes", .number(Double(doc.count)))] + stats(times, "us"))
+    }
+
+    func load() throws {
+        let store = try fresh("load.db", sync: .everysec)
+        defer { store.close() }
+        let doc = benchDocument(views: 1_000)
+        let g = try store.create(id: "big", revision: 1, document: doc, delegates: [:])
+        for r in 2...51 {
+            try store.appendPatch(id: "big", generation: g, revision: r,
+                                  patch: Array("{\"constraints\":{\"c\(r)\":{\"constant\":\(r)}}}".utf8), delegates: nil)
+        }
+        var times: [Double] = []
+        let start = DispatchTime.now().uptimeNanoseconds
+        while Double(DispatchTime.now().uptimeNanoseconds - start) < seconds * 1e9 {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            guard try store.load(id: "big")?.patches.count == 50 else { throw ValidationError("load lost patches") }
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+        }
+        emit("load", [("views", .number(1_000)), ("document_bytes", .number(Double(doc.count))), ("patches", .number(50))]
+             + stats(times, "us"))
+    }
+
+    func open() throws {
+        let path = directory + "/open-\(sessions).db"
+        let made = DispatchTime.now().uptimeNanoseconds
+        do {
+            let store = try SQLiteSessionStorage(path: path, sync: .never)
+            let have = try store.count()
+            if have < sessions {
+                // Made once: creates from 4 threads share commits (group commit), as a loaded daemon's do.
+                let doc = benchDocument(views: 50)
+                DispatchQueue.concurrentPerform(iterations: 4) { t in
+                    for i in stride(from: have + t, to: sessions, by: 4) {
+                        _ = try? store.create(id: "session-\(i)", revision: 1, document: doc, delegates: [:])
+                    }
+                }
+            }
+            store.close()
+        }
+        let makeSeconds = Double(DispatchTime.now().uptimeNanoseconds - made) / 1e9
+        var times: [Double] = []
+        for _ in 0..<5 {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let store = try SQLiteSessionStorage(path: path, sync: .everysec)
+            guard try store.load(id: "session-\(sessions / 2)") != nil else { throw ValidationError("a session is missing") }
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+            store.close()
+        }
+        emit("open", [("sessions", .number(Double(sessions))), ("file_bytes", .number(Double(storeBytes(path)))),
+                      ("made_s", .number(makeSeconds))] + stats(times, "ms"))
+    }
+
+    func always(writers: Int) throws {
+        let store = try fresh("always.db", sync: .always)
+        defer { store.close() }
+        let doc = benchDocument(views: 50)
+        let generations = try (0..<writers).map { try store.create(id: "w\($0)", revision: 1, document: doc, delegates: [:]) }
+        let s0 = store.statistics
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: writers) { w in
+            var revision = 1
+            while Double(DispatchTime.now().uptimeNanoseconds - t0) < seconds * 1e9 {
+                revision += 1
+                let patch = Array("{\"constraints\":{\"c\(revision % 50)\":{\"constant\":\(revision)}}}".utf8)
+                if (try? store.appendPatch(id: "w\(w)", generation: generations[w], revision: revision, patch: patch,
+                                           delegates: nil).snapshotDue) == true {
+                    _ = try? store.saveSnapshot(id: "w\(w)", generation: generations[w], revision: revision, document: doc)
+                }
+            }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        let s1 = store.statistics
+        let writes = Double(s1.writes - s0.writes), syncs = Double(s1.syncs - s0.syncs)
+        emit("always", [("writers", .number(Double(writers))), ("writes_per_s", .number(writes / elapsed)),
+                        ("fsyncs_per_s", .number(syncs / elapsed)), ("writes_per_fsync", .number(writes / max(1, syncs)))])
+    }
+
+    /// The database and its log, in bytes.
+    func storeBytes(_ path: String) -> Int {
+        [path, path + "-wal"].reduce(0) { total, p in
+            total + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// A canonical-looking document: `n` views under a root, one constraint each (about 200 bytes a view).
+    func benchDocument(views n: Int) -> [UInt8] {
+        var views: [(String, JSONValue)] = [("root", .object(JSONObject([("frame", .object(JSONObject([
+            ("x", .number(0)), ("y", .number(0)), ("width", .number(1024)), ("height", .number(768))])))])))]
+        var constraints: [(String, JSONValue)] = []
+        for i in 0..<n {
+            views.append(("v\(i)", .object(JSONObject([("parent", .string("root")),
+                                                       ("intrinsic", .object(JSONObject([("width", .number(80)), ("height", .number(20))])))]))))
+            constraints.append(("c\(i)", .object(JSONObject([("first", .string("v\(i).leading")), ("relation", .string("=")),
+                                                             ("second", .string("root.leading")), ("constant", .number(Double(i % 97)))]))))
+        }
+        return JSONWriter.serialize(.object(JSONObject([("views", .object(JSONObject(views))),
+                                                        ("constraints", .object(JSONObject(constraints)))])))
+    }
+
+    func stats(_ values: [Double], _ unit: String) -> [(String, JSONValue)] {
+        let v = values.sorted()
+        func p(_ q: Double) -> Double { v.isEmpty ? 0 : v[min(v.count - 1, max(0, Int((q / 100 * Double(v.count)).rounded(.up)) - 1))] }
+        return [("n", .number(Double(v.count))), ("\(unit)_p50", .number(p(50))), ("\(unit)_p99", .number(p(99))),
+                ("\(unit)_max", .number(v.last ?? 0))]
+    }
+
+    func emit(_ name: String, _ pairs: [(String, JSONValue)]) {
+        let rounded = pairs.map { k, v -> (String, JSONValue) in
+            if case .number(let d) = v { return (k, .number((d * 1000).rounded() / 1000)) }
+            return (k, v)
+        }
+        print(JSONWriter.string(.object(JSONObject([("case", .string(name))] + rounded))))
+    }
+}
