@@ -35,9 +35,15 @@ struct Store: ParsableCommand {
         /// Opens the store; a failure is printed as one JSON object and exits 1.
         func open() throws -> any SessionStorage {
             guard store.hasPrefix("sqlite:") else { return MemorySessionStorage() }
+            let path = String(store.dropFirst("sqlite:".count))
+            // Checking must not create the store it checks.
+            guard FileManager.default.fileExists(atPath: path) else {
+                Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string("\(path): no such file"))])
+                throw ExitCode.failure
+            }
             do {
                 // `never`: these commands sync what they write when they close.
-                return try SQLiteSessionStorage(path: String(store.dropFirst("sqlite:".count)), sync: .never)
+                return try SQLiteSessionStorage(path: path, sync: .never)
             } catch {
                 Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(error.description))])
                 throw ExitCode.failure
