@@ -9,7 +9,9 @@ import Storage
 ///
 /// A session's row is small and rewritten by every write; its snapshot lives in its own table so
 /// that appending a patch never rewrites the document (an updated row is written whole, blobs
-/// included); patches are keyed by (session key, revision), so a load reads them in order.
+/// included); patches are keyed by (session key, revision), so a load reads them in order, in a
+/// WITHOUT ROWID table: one b-tree instead of a table and its primary-key index, so an append
+/// changes two pages (the patches' leaf and the session's), not three.
 enum SQLiteSchema {
     static let version = 1
 
@@ -39,7 +41,7 @@ enum SQLiteSchema {
             revision INTEGER NOT NULL,
             patch BLOB NOT NULL,
             PRIMARY KEY (key, revision)
-        );
+        ) WITHOUT ROWID;
         """
 
     /// Creates the tables in a new database, checks an existing one's version and tables.

@@ -12,10 +12,11 @@ struct StoreBench: ParsableCommand {
         discussion: """
         Cases (one JSON line each), on files under --directory:
           append   one-constant merge patches to a session of --views views (default 5,000) and of
-                   50 views, sync everysec: per-call time and the bytes each adds to the files
+                   50 views, sync everysec: per-call time and the bytes each hands to write(2)
+                   (snapshots, written when due, are not counted)
           create   new 50-view sessions
           load     a stored 1,000-view session with 50 patches after its snapshot
-          open     a store of --sessions 50-view sessions (made once, kept for the next run): time
+          open     a store of --open-sessions 50-view sessions (made once, kept for the next run): time
                    from open to the first load
           always   sync always with 1, 4 and 16 writer threads: writes/s, fsyncs/s, writes per fsync
         """)
@@ -23,7 +24,7 @@ struct StoreBench: ParsableCommand {
     @Option(help: "Where the store files go (kept: the open case's big store is made once).")
     var directory = "/tmp/layout-bench-store"
     @Option(help: "Views of the append case's large session.") var views = 5_000
-    @Option(help: "Sessions of the open case's store.") var sessions = 100_000
+    @Option(help: "Sessions of the open case's store.") var openSessions = 100_000
     @Option(help: "Seconds per timed loop.") var seconds = 2.0
 
     func run() throws {
@@ -49,15 +50,16 @@ struct StoreBench: ParsableCommand {
             let doc = benchDocument(views: n)
             let id = "s\(n)"
             let g = try store.create(id: id, revision: 1, document: doc, delegates: [:])
-            var times: [Double] = [], snapshots = 0, revision = 1
-            let bytes0 = storeBytes(store.path)
+            var times: [Double] = [], snapshots = 0, revision = 1, appendBytes = 0
             let start = DispatchTime.now().uptimeNanoseconds
             while Double(DispatchTime.now().uptimeNanoseconds - start) < seconds * 1e9 {
                 revision += 1
                 let patch = Array("{\"constraints\":{\"c\(revision % n)\":{\"constant\":\(revision)}}}".utf8)
+                let w0 = bytesWritten()
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 let due = try store.appendPatch(id: id, generation: g, revision: revision, patch: patch, delegates: nil).snapshotDue
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
+                appendBytes += bytesWritten() - w0
                 // As the API will: a due snapshot is written with the document (here: unchanged text).
                 if due {
                     try store.saveSnapshot(id: id, generation: g, revision: revision, document: doc)
@@ -66,7 +68,8 @@ struct StoreBench: ParsableCommand {
             }
             emit("append", [("views", .number(Double(n))), ("document_bytes", .number(Double(doc.count))),
                             ("snapshots", .number(Double(snapshots))),
-                            ("file_growth_bytes_per_append", .number(Double(storeBytes(store.path) - bytes0) / Double(times.count)))]
+                            ("patch_bytes", .number(Double(Array("{\"constraints\":{\"c1\":{\"constant\":1}}}".utf8).count))),
+                            ("written_bytes_per_append", .number(Double(appendBytes) / Double(times.count)))]
                  + stats(times, "us"))
         }
     }
@@ -106,16 +109,16 @@ struct StoreBench: ParsableCommand {
     }
 
     func open() throws {
-        let path = directory + "/open-\(sessions).db"
+        let path = directory + "/open-\(openSessions).db"
         let made = DispatchTime.now().uptimeNanoseconds
         do {
             let store = try SQLiteSessionStorage(path: path, sync: .never)
             let have = try store.count()
-            if have < sessions {
+            if have < openSessions {
                 // Made once: creates from 4 threads share commits (group commit), as a loaded daemon's do.
                 let doc = benchDocument(views: 50)
                 DispatchQueue.concurrentPerform(iterations: 4) { t in
-                    for i in stride(from: have + t, to: sessions, by: 4) {
+                    for i in stride(from: have + t, to: openSessions, by: 4) {
                         _ = try? store.create(id: "session-\(i)", revision: 1, document: doc, delegates: [:])
                     }
                 }
@@ -127,11 +130,11 @@ struct StoreBench: ParsableCommand {
         for _ in 0..<5 {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let store = try SQLiteSessionStorage(path: path, sync: .everysec)
-            guard try store.load(id: "session-\(sessions / 2)") != nil else { throw ValidationError("a session is missing") }
+            guard try store.load(id: "session-\(openSessions / 2)") != nil else { throw ValidationError("a session is missing") }
             times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
             store.close()
         }
-        emit("open", [("sessions", .number(Double(sessions))), ("file_bytes", .number(Double(storeBytes(path)))),
+        emit("open", [("sessions", .number(Double(openSessions))), ("file_bytes", .number(Double(storeBytes(path)))),
                       ("made_s", .number(makeSeconds))] + stats(times, "ms"))
     }
 
@@ -142,7 +145,8 @@ struct StoreBench: ParsableCommand {
         let generations = try (0..<writers).map { try store.create(id: "w\($0)", revision: 1, document: doc, delegates: [:]) }
         let s0 = store.statistics
         let t0 = DispatchTime.now().uptimeNanoseconds
-        DispatchQueue.concurrentPerform(iterations: writers) { w in
+        // Threads of their own (concurrentPerform would run only as many as there are CPUs).
+        onThreads(writers) { w in
             var revision = 1
             while Double(DispatchTime.now().uptimeNanoseconds - t0) < seconds * 1e9 {
                 revision += 1
@@ -158,6 +162,27 @@ struct StoreBench: ParsableCommand {
         let writes = Double(s1.writes - s0.writes), syncs = Double(s1.syncs - s0.syncs)
         emit("always", [("writers", .number(Double(writers))), ("writes_per_s", .number(writes / elapsed)),
                         ("fsyncs_per_s", .number(syncs / elapsed)), ("writes_per_fsync", .number(writes / max(1, syncs)))])
+    }
+
+    /// Runs `body(i)` on `count` threads of their own; returns when all are done.
+    func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        for i in 0..<count {
+            Thread {
+                body(i)
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<count { done.wait() }
+    }
+
+    /// Bytes this process has handed to write(2) so far (`wchar` of /proc/self/io).
+    func bytesWritten() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("wchar:") {
+            return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
     }
 
     /// The database and its log, in bytes.
