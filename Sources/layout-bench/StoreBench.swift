@@ -26,14 +26,16 @@ struct StoreBench: ParsableCommand {
     @Option(help: "Views of the append case's large session.") var views = 5_000
     @Option(help: "Sessions of the open case's store.") var openSessions = 100_000
     @Option(help: "Seconds per timed loop.") var seconds = 2.0
+    @Option(help: "The cases to run, comma-separated.") var cases = "append,create,load,open,always"
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try append()
-        try create()
-        try load()
-        try open()
-        for writers in [1, 4, 16] { try always(writers: writers) }
+        let chosen = Set(cases.split(separator: ",").map(String.init))
+        if chosen.contains("append") { try append() }
+        if chosen.contains("create") { try create() }
+        if chosen.contains("load") { try load() }
+        if chosen.contains("open") { try open() }
+        if chosen.contains("always") { for writers in [1, 4, 16] { try always(writers: writers) } }
     }
 
     /// A fresh store file under the directory.
