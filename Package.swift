@@ -9,7 +9,7 @@ import PackageDescription
 //   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives  (routes, sessions, errors; no sockets)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, ArgumentParser, Logging
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)

@@ -27,7 +27,7 @@ final class SQLiteConnection {
 
     deinit { close() }
 
-    private var closed = false
+    private(set) var closed = false
 
     func close() {
         guard !closed else { return }

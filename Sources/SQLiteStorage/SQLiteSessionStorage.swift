@@ -13,7 +13,8 @@ import Storage
 /// and commits it (one fsync with `sync: always`) for all of them; callers that queued meanwhile
 /// form the next batch. Reads use a second connection (a read transaction per call: WAL lets it
 /// read while the writer writes). Opening reads the header and the schema version, never the
-/// sessions: it costs the same with 100,000 sessions as with none.
+/// sessions: it costs the same with 100,000 sessions as with none (`PRAGMA quick_check` of such a
+/// file, 829 MB, took 3.4 s: it is `check`'s job, not open's).
 ///
 /// Durability, per `StorageSync` (see docs/operations.md):
 /// - `always`: `synchronous = FULL`: in WAL mode each commit fsyncs the log before it returns.
@@ -132,6 +133,8 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         if lock.withLock({ coordination.closed }) { throw StorageError.unavailable("the SQLite store \(path) is closed") }
         // `Locked.withLock` rethrows untyped errors: the outcome crosses it as a Result.
         let outcome = reader.withLock { (c: inout SQLiteConnection) -> Result<R, StorageError> in
+            // `close` may have run since the check above; it closes this connection under this lock.
+            if c.closed { return .failure(.unavailable("the SQLite store \(path) is closed")) }
             do throws(StorageError) {
                 try c.execute("BEGIN")
                 defer { c.rollbackIfNeeded() }

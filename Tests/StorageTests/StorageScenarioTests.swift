@@ -26,6 +26,10 @@ struct StorageScenarioTests {
         #expect(loaded.delegates == ["d1": false, "d2": true])  // the last state given; nil kept it
         #expect(try loaded.document(replay: mergeReplay) == expected)
         #expect(try store.load(id: "absent") == nil)
+        #expect(abs(loaded.lastUsed - wallClock()) < 60)  // stamped by the writes
+        try store.touch(id: "a", generation: g, at: 1_234.5)
+        #expect(try store.load(id: "a")?.lastUsed == 1_234.5)
+        #expect(try store.load(id: "a")?.revision == 4)
     }
 
     @Test("fenced writes: wrong revision, wrong generation, existing id, absent id", arguments: Backend.allCases)
@@ -54,6 +58,7 @@ struct StorageScenarioTests {
         expectConflict(2) { try store.saveSnapshot(id: "a", generation: g, revision: 1, document: [1]) }
         expectConflict(2) { _ = try store.create(id: "a", revision: 1, document: [1], delegates: [:]) }
         expectConflict(2) { try store.delete(id: "a", generation: g + 1) }
+        expectConflict(2) { try store.touch(id: "a", generation: g + 1, at: 1) }
         expectConflict(nil) { try store.appendPatch(id: "b", generation: g, revision: 2, patch: [1], delegates: nil) }
         #expect(try store.load(id: "a") == before)
         let message = StorageError.conflict(Conflict(id: "a", expectedGeneration: 7, expectedRevision: 3,
