@@ -244,6 +244,11 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
     /// the last time. Ends at `close`.
     private static func syncEverySecond(_ shared: Shared, log: String) {
         let lock = shared.lock
+        // The log's inode when its directory entry was last synced: a log made anew (first write
+        // after open, or after a close removed it) is only sure to survive a power loss once its
+        // directory is synced too.
+        var syncedLog: UInt64? = nil
+        let directory = log.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         while true {
             let due: Int? = lock.withLock {
                 if !shared.coordination.closed { lock.wait(seconds: 1) }
@@ -257,7 +262,15 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
             // absent means checkpointed and removed: nothing left to sync.
             let fd = open(log, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            let ok = fdatasync(fd) == 0
+            var ok = fdatasync(fd) == 0
+            var info = stat()
+            if fstat(fd, &info) == 0 && UInt64(info.st_ino) != syncedLog {
+                let dir = open(directory.isEmpty ? (log.hasPrefix("/") ? "/" : ".") : directory, O_RDONLY | O_CLOEXEC)
+                if dir >= 0 {
+                    if fsync(dir) == 0 { syncedLog = UInt64(info.st_ino) } else { ok = false }
+                    Glibc.close(dir)
+                }
+            }
             Glibc.close(fd)
             lock.withLock {
                 if ok { shared.coordination.syncedCommits = due }
@@ -265,33 +278,4 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
             }
         }
     }
-}
-
-/// What a SQLite store has done since it opened.
-public struct SQLiteStatistics: Equatable, Sendable {
-    /// Writes acknowledged (each create, patch, snapshot, delete…).
-    public var writes = 0
-    /// Transactions committed: with `always`, each is one fsync of the log shared by its writes.
-    public var commits = 0
-    /// Explicit syncs: commits with `always`, the once-a-second fsyncs with `everysec`.
-    public var syncs = 0
-    /// The most writes one commit carried.
-    public var largestBatch = 0
-}
-
-/// Starts a detached-joinable POSIX thread running `body`.
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    let code = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    if code != 0 {
-        Unmanaged<Box>.fromOpaque(box).release()
-        return nil
-    }
-    return thread
 }

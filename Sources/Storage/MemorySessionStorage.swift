@@ -68,13 +68,13 @@ public final class MemorySessionStorage: SessionStorage {
         let now = clock()
         return try withOpen { (s: inout State) throws(StorageError) -> AppendResult in
             try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
-            var r = s.records[id]!
-            r.session.revision = revision
-            r.session.patches.append(StoredPatch(revision: revision, bytes: patch))
-            r.patchBytes += patch.count
-            if let delegates { r.session.delegates = delegates }
-            r.session.lastUsed = now
-            s.records[id] = r
+            // In place (the fence made sure it exists): a copy of the record would copy its patches.
+            s.records[id]!.session.revision = revision
+            s.records[id]!.session.patches.append(StoredPatch(revision: revision, bytes: patch))
+            s.records[id]!.patchBytes += patch.count
+            if let delegates { s.records[id]!.session.delegates = delegates }
+            s.records[id]!.session.lastUsed = now
+            let r = s.records[id]!
             return AppendResult(snapshotDue: policy.isDue(patchCount: r.session.patches.count, patchBytes: r.patchBytes,
                                                           snapshotBytes: r.session.snapshot.count))
         }
