@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSON
+import LayoutModel
 import SQLiteStorage
 import Storage
 
@@ -19,6 +20,8 @@ struct StoreBench: ParsableCommand {
           open     a store of --open-sessions 50-view sessions (made once, kept for the next run): time
                    from open to the first load
           always   sync always with 1, 4 and 16 writer threads: writes/s, fsyncs/s, writes per fsync
+          replay   DocumentParser.replay of 1, 10 and 100 one-constant patches on the --views document
+                   (what a wake of a stored session adds before its solve)
         """)
 
     @Option(help: "Where the store files go (kept: the open case's big store is made once).")
@@ -26,7 +29,7 @@ struct StoreBench: ParsableCommand {
     @Option(help: "Views of the append case's large session.") var views = 5_000
     @Option(help: "Sessions of the open case's store.") var openSessions = 100_000
     @Option(help: "Seconds per timed loop.") var seconds = 2.0
-    @Option(help: "The cases to run, comma-separated.") var cases = "append,create,load,open,always"
+    @Option(help: "The cases to run, comma-separated.") var cases = "append,create,load,open,always,replay"
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -36,6 +39,7 @@ struct StoreBench: ParsableCommand {
         if chosen.contains("load") { try load() }
         if chosen.contains("open") { try open() }
         if chosen.contains("always") { for writers in [1, 4, 16] { try always(writers: writers) } }
+        if chosen.contains("replay") { try replay() }
     }
 
     /// A fresh store file under the directory.
@@ -164,6 +168,24 @@ struct StoreBench: ParsableCommand {
         let writes = Double(s1.writes - s0.writes), syncs = Double(s1.syncs - s0.syncs)
         emit("always", [("writers", .number(Double(writers))), ("writes_per_s", .number(writes / elapsed)),
                         ("fsyncs_per_s", .number(syncs / elapsed)), ("writes_per_fsync", .number(writes / max(1, syncs)))])
+    }
+
+    func replay() throws {
+        for n in [50, views] {
+            let doc = benchDocument(views: n)
+            for count in [1, 10, 100] {
+                let patches = (0..<count).map { Array("{\"constraints\":{\"c\($0 % n)\":{\"constant\":\($0)}}}".utf8) }
+                var times: [Double] = []
+                let start = DispatchTime.now().uptimeNanoseconds
+                while times.count < 3 || Double(DispatchTime.now().uptimeNanoseconds - start) < seconds * 1e9 / 3 {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    _ = try DocumentParser.replay(doc, patches: patches)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                }
+                emit("replay", [("views", .number(Double(n))), ("document_bytes", .number(Double(doc.count))),
+                                ("patches", .number(Double(count)))] + stats(times, "ms"))
+            }
+        }
     }
 
     /// Runs `body(i)` on `count` threads of their own; returns when all are done.

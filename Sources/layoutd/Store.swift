@@ -110,14 +110,9 @@ struct Store: ParsableCommand {
         }
     }
 
-    /// The API's rule for a PATCH that goes through the whole document: the merge patch applied to
-    /// the canonical document, then canonicalised (`DocumentParser.canonicalize`), written compactly.
+    /// The API's rule for a PATCH (`DocumentParser.replay`: merge, then the canonical form).
     static let canonicalReplay: PatchReplay = { document, patches in
-        var value = try JSONParser.parse(document, maxDepth: 1024)
-        for p in patches {
-            value = DocumentParser.canonicalize(value.applyingMergePatch(try JSONParser.parse(p.bytes, maxDepth: 1024)))
-        }
-        return JSONWriter.serialize(value)
+        try DocumentParser.replay(document, patches: patches.map(\.bytes))
     }
 
     /// Prints one JSON object on a line.
