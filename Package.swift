@@ -9,8 +9,10 @@ import PackageDescription
 //   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives  (routes, sessions, errors; no sockets)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, ArgumentParser, Logging
-//   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, ArgumentParser
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, ArgumentParser, Logging
+//   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
+//   Storage (session records, the store protocol, the in-memory store) → JSON
+//   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
 let package = Package(
@@ -41,13 +43,23 @@ let package = Package(
         .target(name: "CProblemReplies", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // Debian's libmimalloc-dev has no pkg-config file: the module map names the library.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
+        // Sessions that survive restarts (issue 21): the records and the protocol a backend implements.
+        .target(name: "Storage", dependencies: ["JSON"]),
+        // SQLite through Debian's C library (libsqlite3-dev, installed by scripts/lib/deps.sh like
+        // libevent) rather than a Swift package: GRDB or SQLite.swift are not in the registries the
+        // project's machines reach (Debian and PyPI only), and either would add a package to fetch and
+        // compile on every clean build for an API we would wrap behind SessionStorage anyway: the store
+        // needs a dozen statements, prepared once, and SQLite's own error codes (full, read-only, corrupt).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "Primitives"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
+            "Storage", "SQLiteStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "layout-bench", dependencies: [
-            "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON",
+            "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON", "Storage", "SQLiteStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Helpers shared by the test targets (the conformance judge, a seeded generator).
@@ -57,7 +69,9 @@ let package = Package(
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
+        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport",
+                                                   "Storage", "SQLiteStorage"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,9 +26,11 @@ struct LayoutBench: ParsableCommand {
           json-parse       request-body parsers on the document and on a small patch: ours,
                            Foundation's JSONSerialization, Foundation's JSONDecoder
         checksum = Σ over views of x + y (relative to the parent) + width + height.
-        """)
+        `layout-bench store` times the SQLite session store instead (see its --help).
+        """,
+        subcommands: [StoreBench.self])
 
-    @Option(help: "Bundle file from workloads.py bundle.") var bundle: String
+    @Option(help: "Bundle file from workloads.py bundle (required unless a subcommand runs).") var bundle: String?
     @Option(help: "Edits and constant changes to run at most.") var maxOps: Int = 2000
     @Option(help: "Build repetitions (default: 20 up to 200 views, 5 up to 2000, else 3).") var buildReps: Int?
     @Option(help: "Stop a timed loop after this many seconds.") var maxSeconds: Double = 3
@@ -47,6 +49,7 @@ struct LayoutBench: ParsableCommand {
     var parseOnly: Int?
 
     func run() throws {
+        guard let bundle else { throw ValidationError("Missing expected argument '--bundle <bundle>'") }
         let data = try Data(contentsOf: URL(fileURLWithPath: bundle))
         let json = try JSONParser.parse([UInt8](data))
         guard let documentJSON = json["document"] else { throw ValidationError("bundle has no document") }
