@@ -12,7 +12,7 @@
 // (EventHTTP's `TransportErrorProbe`: the daemon logs it) and by the daemon tests: a libevent
 // that binds its calls internally would silently bypass it.
 //
-// It reads four fields of `struct evhttp_request` (http_struct.h, public in 2.1 but marked as
+// It reads four fields of `struct evhttp_request` (and writes `major`/`minor`/`type`) (http_struct.h, public in 2.1 but marked as
 // subject to change): `type`, `major`/`minor`, `chunked`, `body_size`/`ntoread`. The daemon's
 // TransportErrorTests pin down the replies that depend on them.
 //
@@ -36,7 +36,11 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
         *type = "/problems/body-too-large";
         *title = "Body too large";
         if (req->chunked) {
-            snprintf(detail, detail_size, "the chunked body grew far over the limit; it was dropped");
+            // libevent 2.1 reports a chunk size it cannot read (`zz`, `-2`, a chunk extension
+            // `2;x=1`) exactly as a chunk over the limit (evhttp_handle_chunked_read); nothing
+            // left on the request tells them apart (docs/robustness.md).
+            snprintf(detail, detail_size, "the chunked body grew far over the limit, or a chunk size line is not "
+                                          "plain hex digits (chunk extensions are not accepted); it was dropped");
         } else {
             long long size = (long long)req->body_size + (long long)(req->ntoread > 0 ? req->ntoread : 0);
             snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);
@@ -90,10 +94,14 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     }
     // What libevent's page does (evhttp_send_page_): HTTP/1.1 when the request line was not read,
     // its own headers only, and the connection closed after the reply.
-    if (req->major == 0) {
+    // Also for a version we do not speak (HTTP/0.9, HTTP/1.10): libevent would echo it in the
+    // status line. And CONNECT: evhttp never closes its connection after a reply (it expects a
+    // tunnel) unless the method is something else.
+    if (req->major != 1 || req->minor > 1) {
         req->major = 1;
         req->minor = 1;
     }
+    if (req->type == EVHTTP_REQ_CONNECT) req->type = EVHTTP_REQ_GET;
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     evhttp_clear_headers(headers);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");

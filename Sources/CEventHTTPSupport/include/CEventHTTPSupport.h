@@ -16,6 +16,14 @@ int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *rea
 int layoutd_reply_sent_at_once(void);
 void layoutd_reply_sent_at_once_reset(void);
 
+/// The HTTP version of `req`'s request line, as libevent parsed it (`HTTP/%d.%d`; libevent itself
+/// refuses only a major version above 1). See RequestFields.c.
+void layoutd_request_version(const struct evhttp_request *req, int *major, int *minor);
+
+/// Makes the reply to `req` an HTTP/1.1 one (its status line follows the request's version) and
+/// lets `Connection: close` close a CONNECT request's connection too. For replies that close.
+void layoutd_request_answer_as_http11(struct evhttp_request *req);
+
 /// The CPUs this process may run on (its affinity mask), else the online CPUs; at least one.
 int layoutd_available_cpus(void);
 
