@@ -46,6 +46,14 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
             snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);
         }
         return;
+    case HTTP_EXPECTATIONFAILED:
+        // Also what CEventHTTPSupport's Prescan.c turns `Expect: 100-continue` into when the
+        // declared body is over the limit: refused before the client sends it.
+        *type = "/problems/expectation-failed";
+        *title = "Expectation failed";
+        snprintf(detail, detail_size, "the server meets Expect: 100-continue only, and only for a body within "
+                                      "its limit; send the request without Expect to get its answer");
+        return;
     case HTTP_NOTIMPLEMENTED:
         *type = "/problems/method-not-implemented";
         *title = "Method not implemented";
@@ -69,6 +77,7 @@ static const char *reason_phrase(int code) {
     switch (code) {
     case HTTP_BADREQUEST: return "Bad Request";
     case HTTP_ENTITYTOOLARGE: return "Content Too Large";
+    case HTTP_EXPECTATIONFAILED: return "Expectation Failed";
     case HTTP_NOTIMPLEMENTED: return "Not Implemented";
     default: return "Error";
     }

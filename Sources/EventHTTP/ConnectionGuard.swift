@@ -1,5 +1,6 @@
 import Primitives
 import CLibevent
+import CEventHTTPSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -35,13 +36,26 @@ final class ConnectionGuard {
         var requestStartedAt: Double?
         /// Read and not yet answered (or a stream): the deadline does not apply.
         var inFlight = false
-        init(bev: OpaquePointer) { self.bev = bev }
+        let maxHeaderBytes: Int
+        let maxBodyBytes: Int
+        init(bev: OpaquePointer, maxHeaderBytes: Int, maxBodyBytes: Int) {
+            self.bev = bev
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxBodyBytes = maxBodyBytes
+        }
+
+        /// The request at the start of the input buffer, not yet read by libevent (Prescan.c).
+        func prescan(_ input: OpaquePointer) {
+            _ = layoutd_prescan_request(input, maxHeaderBytes, UInt64(maxBodyBytes))
+        }
     }
 
     static let acceptBackoffSeconds = 0.1
 
     private let base: OpaquePointer
     private let deadline: Double
+    private let maxHeaderBytes: Int
+    private let maxBodyBytes: Int
     private let cap: Int
     private let log: (HTTPServerLogLevel, String) -> Void
     private var listener: OpaquePointer?
@@ -68,6 +82,8 @@ final class ConnectionGuard {
         self.closeCallback = closeCallback
         self.closeArgument = closeArgument
         deadline = configuration.requestDeadlineSeconds
+        maxHeaderBytes = configuration.maxHeaderBytes
+        maxBodyBytes = configuration.maxBodyBytes
         cap = configuration.effectiveMaxConnectionsPerWorker
         let sink = configuration.log
         log = { level, message in sink?(level, message) }
@@ -159,7 +175,7 @@ final class ConnectionGuard {
             // `bufferevent_free` clears the callbacks: no read callback means evhttp gave up on it.
             if readCallback != nil, let argument {
                 let connection = OpaquePointer(argument)
-                let entry = Tracked(bev: bev)
+                let entry = Tracked(bev: bev, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes)
                 tracked[connection] = entry
                 evhttp_connection_set_closecb(connection, closeCallback, closeArgument)
                 entry.inputWatch = evbuffer_add_cb(bufferevent_get_input(bev), guardInputCallback,
@@ -188,15 +204,26 @@ final class ConnectionGuard {
         entry.requestStartedAt = nil
     }
 
-    /// The request was answered: a pipelined request already waiting starts its clock now.
+    /// The request was answered: a pipelined request already waiting starts its clock now (libevent
+    /// reads it on a later turn of the loop, so it is still whole at the start of the buffer).
     func answered(_ connection: OpaquePointer) {
         guard let entry = tracked[connection] else { return }
         entry.inFlight = false
-        entry.requestStartedAt = evbuffer_get_length(bufferevent_get_input(entry.bev)) > 0 ? MonotonicTime.now.seconds : nil
+        let input = bufferevent_get_input(entry.bev)!
+        if evbuffer_get_length(input) > 0 {
+            entry.requestStartedAt = MonotonicTime.now.seconds
+            entry.prescan(input)
+        } else {
+            entry.requestStartedAt = nil
+        }
     }
 
-    fileprivate static func bytesArrived(_ entry: Tracked) {
-        if entry.requestStartedAt == nil && !entry.inFlight { entry.requestStartedAt = MonotonicTime.now.seconds }
+    /// Bytes were added to the connection's input buffer; libevent reads them right after.
+    fileprivate static func bytesArrived(_ entry: Tracked, input: OpaquePointer, added: Int) {
+        guard entry.requestStartedAt == nil && !entry.inFlight else { return }
+        entry.requestStartedAt = MonotonicTime.now.seconds
+        // The first bytes of a request: everything in the buffer is this request's.
+        if evbuffer_get_length(input) == added { entry.prescan(input) }
     }
 
     fileprivate func sweep() {
@@ -285,6 +312,7 @@ private func guardAdoptCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutable
 
 private func guardInputCallback(_ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?,
                                 _ arg: UnsafeMutableRawPointer?) {
-    guard let arg, let info, info.pointee.n_added > 0 else { return }
-    ConnectionGuard.bytesArrived(Unmanaged<ConnectionGuard.Tracked>.fromOpaque(arg).takeUnretainedValue())
+    guard let arg, let buffer, let info, info.pointee.n_added > 0 else { return }
+    ConnectionGuard.bytesArrived(Unmanaged<ConnectionGuard.Tracked>.fromOpaque(arg).takeUnretainedValue(),
+                                 input: buffer, added: info.pointee.n_added)
 }
