@@ -381,7 +381,19 @@ final class Worker: @unchecked Sendable {
     private func makeRequest(_ req: OpaquePointer, method: String, peer: (address: String, port: Int)) -> HTTPRequest {
         var rawPath = ""
         var query = ""
-        if let uri = evhttp_request_get_evhttp_uri(req) {
+        // The target as sent when it is a path (origin form): libevent's URI parser would read
+        // `//healthz` as an authority `healthz` with an empty path, i.e. `/`.
+        if let uri = evhttp_request_get_uri(req), uri.pointee == UInt8(ascii: "/") {
+            var text = String(cString: uri)
+            // A fragment is not sent by conforming clients; dropped as libevent's parser did.
+            if let fragment = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<fragment]) }
+            if let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) {
+                rawPath = String(text[..<mark])
+                query = String(text[text.index(after: mark)...])
+            } else {
+                rawPath = text
+            }
+        } else if let uri = evhttp_request_get_evhttp_uri(req) {
             if let path = evhttp_uri_get_path(uri) { rawPath = String(cString: path) }
             if let q = evhttp_uri_get_query(uri) { query = String(cString: q) }
         } else if let uri = evhttp_request_get_uri(req) {
