@@ -17,12 +17,50 @@
 // own callback (buffer.h allows a callback to change its buffer), before libevent's read callback
 // parses them. Only a header block that is complete in the buffer is looked at: one trickled in
 // line by line is parsed by libevent as it comes, and is bounded by the request deadline instead.
+//
+// Two more changes of the same kind, so that what reaches libevent means what was sent:
+// - a NUL in a header line becomes 0x01: libevent's C strings would end the value at the NUL and
+//   drop the rest unseen; as 0x01 the edge's checks (RequestChecks.swift) refuse it (400).
+// - the chunk size lines of a chunked body already in the buffer: a chunk extension (`2;a=b`,
+//   valid HTTP/1.1, which libevent's `strtoll(…, 16)` check refuses) is blanked to spaces, which
+//   libevent accepts after a size; a `0x` prefix (which `strtoll` would read as hex) gets its `x`
+//   changed to `z`, so that libevent refuses the size instead of reading another length than the
+//   one sent. Chunk lines that arrive later are libevent's alone (docs/robustness.md).
 #include "CEventHTTPSupport.h"
 
 #include <string.h>
 #include <strings.h>
 
 #include <event2/buffer.h>
+
+/// Walks the chunk size lines in `body[0..<length]` (the start of a chunked body), as described above.
+static void prescan_chunks(char *body, size_t length) {
+    size_t at = 0;
+    while (at < length) {
+        char *line = body + at;
+        char *line_end = memchr(line, '\n', length - at);
+        if (line_end == NULL) return;
+        char *c = line;
+        unsigned long long size = 0;
+        int digits = 0;
+        for (; c < line_end; c++, digits++) {
+            int value = (*c >= '0' && *c <= '9') ? *c - '0' : (*c >= 'a' && *c <= 'f') ? *c - 'a' + 10
+                      : (*c >= 'A' && *c <= 'F') ? *c - 'A' + 10 : -1;
+            if (value < 0) break;
+            if (digits < 15) size = size * 16 + (unsigned)value;
+        }
+        if (c < line_end && (*c == 'x' || *c == 'X')) {
+            *c = 'z';
+            return;
+        }
+        if (digits == 0 || digits >= 15) return;  // libevent refuses it as it is
+        if (c < line_end && *c == ';') {
+            for (; c < line_end && *c != '\r'; c++) *c = ' ';
+        }
+        if (size == 0) return;  // the last chunk; trailers follow
+        at = (size_t)(line_end + 1 - body) + size + 2;  // the data and its CRLF
+    }
+}
 
 static int name_is(const char *line, size_t name_length, const char *name) {
     return strlen(name) == name_length && strncasecmp(line, name, name_length) == 0;
@@ -32,8 +70,12 @@ int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, uns
     struct evbuffer_ptr end = evbuffer_search(input, "\r\n\r\n", 4, NULL);
     if (end.pos < 0 || (size_t)end.pos > max_header_bytes) return 0;
     size_t block_length = (size_t)end.pos + 2;  // through the last header line's CRLF
-    char *block = (char *)evbuffer_pullup(input, (ev_ssize_t)block_length);
+    // With the start of the body (up to 8 KiB of it), for its chunk size lines.
+    size_t total = evbuffer_get_length(input);
+    size_t visible = total < block_length + 2 + 8192 ? total : block_length + 2 + 8192;
+    char *block = (char *)evbuffer_pullup(input, (ev_ssize_t)visible);
     if (block == NULL) return 0;
+    int chunked = 0;
 
     char *first_length = NULL, *first_length_end = NULL, *expect = NULL;
     int lengths = 0, plain = 1;
@@ -42,6 +84,10 @@ int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, uns
     while (line != NULL && (size_t)(++line - block) < block_length) {
         char *line_end = memchr(line, '\n', block_length - (size_t)(line - block));
         if (line_end == NULL) break;
+        for (char *nul = memchr(line, 0, (size_t)(line_end - line)); nul != NULL;
+             nul = memchr(nul, 0, (size_t)(line_end - nul))) {
+            *nul = 0x01;
+        }
         char *colon = memchr(line, ':', (size_t)(line_end - line));
         if (colon != NULL) {
             char *value = colon + 1, *value_end = line_end;
@@ -61,6 +107,9 @@ int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, uns
             } else if (name_is(line, name_length, "Expect") && (size_t)(value_end - value) == 12
                        && strncasecmp(value, "100-continue", 12) == 0) {
                 expect = value;
+            } else if (name_is(line, name_length, "Transfer-Encoding") && value_end - value >= 7
+                       && strncasecmp(value_end - 7, "chunked", 7) == 0) {
+                chunked = 1;
             }
         }
         line = line_end;
@@ -74,5 +123,6 @@ int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, uns
         *expect = 'x';
         return 2;
     }
+    if (chunked && lengths == 0) prescan_chunks(block + block_length + 2, visible - block_length - 2);
     return 0;
 }

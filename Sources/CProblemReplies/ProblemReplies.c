@@ -36,11 +36,12 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
         *type = "/problems/body-too-large";
         *title = "Body too large";
         if (req->chunked) {
-            // libevent 2.1 reports a chunk size it cannot read (`zz`, `-2`, a chunk extension
-            // `2;x=1`) exactly as a chunk over the limit (evhttp_handle_chunked_read); nothing
-            // left on the request tells them apart (docs/robustness.md).
+            // libevent 2.1 reports a chunk size it cannot read (`zz`, `-2`, and `0x2` as
+            // CEventHTTPSupport's Prescan.c leaves it) exactly as a chunk over the limit
+            // (evhttp_handle_chunked_read); nothing left on the request tells them apart
+            // (docs/robustness.md).
             snprintf(detail, detail_size, "the chunked body grew far over the limit, or a chunk size line is not "
-                                          "plain hex digits (chunk extensions are not accepted); it was dropped");
+                                          "plain hex digits; it was dropped");
         } else {
             long long size = (long long)req->body_size + (long long)(req->ntoread > 0 ? req->ntoread : 0);
             snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);

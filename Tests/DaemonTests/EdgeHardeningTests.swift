@@ -49,6 +49,8 @@ struct EdgeHardeningTests {
              status: 400, type: "/problems/bad-request", detail: "not a token"),
         Case(name: "a control byte in a value", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u{01}b\r\n\r\n",
              status: 400, type: "/problems/bad-request", detail: "control character"),
+        Case(name: "a NUL in a value", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u{00}b\r\n\r\n",
+             status: 400, type: "/problems/bad-request", detail: "control character"),
         Case(name: "HTTP/1.1 without Host", request: "GET /healthz HTTP/1.1\r\n\r\n",
              status: 400, type: "/problems/bad-request", detail: "Host"),
         Case(name: "two Host headers", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
@@ -110,12 +112,17 @@ struct EdgeHardeningTests {
         #expect(response.statusLine.hasPrefix("HTTP/1.0 200"))
     }
 
-    @Test("chunked bodies: 0x2 and a chunk extension are what libevent's decoder makes of them (docs/robustness.md)")
+    @Test("chunked bodies: an extension is accepted; zz, -2 and 0x2 are refused and the connection closes")
     func chunked() throws {
         let daemon = try Daemon()
-        // Malformed sizes are refused and the connection closes (413: libevent 2.1 reports them as a
-        // body over the limit, and the detail says either); the extension is refused the same way.
-        for size in ["zz", "-2", "2;ext=1"] {
+        let valid = try daemon.connect(timeoutSeconds: 3)
+        try valid.send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;ext=1\r\n{\r\n1;a\r\n}\r\n0\r\n\r\n"
+                       + Self.smuggled)
+        #expect(try valid.readResponse().status == 422)  // `{}` read whole: a document without views
+        #expect(try valid.readResponse().status == 200)
+        // 413, not 400: libevent 2.1 reports a size it cannot read as a body over the limit, and the
+        // detail says either (docs/robustness.md). `0x2` is refused rather than read as 2.
+        for size in ["zz", "-2", "0x2"] {
             let connection = try daemon.connect(timeoutSeconds: 3)
             try connection.send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\n{}\r\n0\r\n\r\n")
             let response = try connection.readResponse()

@@ -30,7 +30,8 @@ void layoutd_request_answer_as_http11(struct evhttp_request *req);
 /// Looks at the complete header block at the start of `input` (a request libevent has not read
 /// yet) and changes it in place so that libevent refuses it at once: 1 for a `Content-Length` that
 /// is not one plain number (400), 2 for `Expect: 100-continue` with a length over
-/// `max_body_bytes` (417); 0 when nothing was changed. See Prescan.c.
+/// `max_body_bytes` (417); 0 otherwise. Also turns NULs in header lines into 0x01, blanks chunk
+/// extensions and spoils `0x` chunk sizes of a chunked body already in the buffer. See Prescan.c.
 int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, unsigned long long max_body_bytes);
 
 /// The CPUs this process may run on (its affinity mask), else the online CPUs; at least one.
