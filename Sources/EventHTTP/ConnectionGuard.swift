@@ -130,7 +130,7 @@ final class ConnectionGuard {
         _ = run ? evconnlistener_enable(listener) : evconnlistener_disable(listener)
         if !run && !backingOff, let skipped = capLog.take(now: MonotonicTime.now.seconds) {
             log(.warning, "connection limit reached: \(live) connections open on this worker (its share of "
-                + "maxConnections); new connections wait in the backlog until one closes\(skipped.suffix)")
+                + "maxConnections); new connections wait in the backlog until one closes\(skipped.notLoggedSuffix)")
         }
     }
 
@@ -141,7 +141,7 @@ final class ConnectionGuard {
         if let resumeEvent { event_add(resumeEvent, &pause) }
         if let skipped = acceptLog.take(now: MonotonicTime.now.seconds) {
             log(.error, "accept failed: \(errnoDescription(code)) (\(live) connections open on this worker); "
-                + "not accepting for \(Int(Self.acceptBackoffSeconds * 1000)) ms\(skipped.suffix)")
+                + "not accepting for \(Int(Self.acceptBackoffSeconds * 1000)) ms\(skipped.notLoggedSuffix)")
         }
     }
 
@@ -239,51 +239,8 @@ final class ConnectionGuard {
             cut += 1
         }
         if cut > 0, let skipped = deadlineLog.take(now: now) {
-            log(.info, "closed \(cut) connection(s) whose request was not read within \(deadline) s\(skipped.suffix)")
+            log(.info, "closed \(cut) connection(s) whose request was not read within \(deadline) s\(skipped.notLoggedSuffix)")
         }
-    }
-}
-
-/// At most one line per interval; the lines skipped meanwhile are counted in the next one.
-struct RateLimitedLog {
-    let intervalSeconds: Double
-    private var last = -Double.infinity
-    private var skipped = 0
-
-    init(intervalSeconds: Double) { self.intervalSeconds = intervalSeconds }
-
-    /// nil: skip this line; else log it, with the count of lines skipped before it.
-    mutating func take(now: Double) -> Int? {
-        guard now - last >= intervalSeconds else {
-            skipped += 1
-            return nil
-        }
-        last = now
-        defer { skipped = 0 }
-        return skipped
-    }
-}
-
-private extension Int {
-    var suffix: String { self > 0 ? " (\(self) more like it not logged)" : "" }
-}
-
-/// The listener's error callback is called with evhttp's argument (the `evhttp`), not ours: the
-/// guard is found by listener. Touched on accept errors and at start and stop only.
-private enum GuardRegistry {
-    nonisolated(unsafe) private static var guards: [UInt: Unmanaged<ConnectionGuard>] = [:]
-    private static let lock = PThreadLock()
-
-    static func register(_ listener: OpaquePointer, _ guarded: ConnectionGuard) {
-        lock.withLock { guards[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(listener)))] = .passUnretained(guarded) }
-    }
-
-    static func unregister(_ listener: OpaquePointer) {
-        _ = lock.withLock { guards.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(listener)))) }
-    }
-
-    static func find(_ listener: OpaquePointer) -> ConnectionGuard? {
-        lock.withLock { guards[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(listener)))]?.takeUnretainedValue() }
     }
 }
 

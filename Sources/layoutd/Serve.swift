@@ -15,7 +15,7 @@ struct Serve: ParsableCommand {
             a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
-            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
+            timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
