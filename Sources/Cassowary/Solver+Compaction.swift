@@ -8,36 +8,36 @@ extension Solver {
     ///
     /// O(cells): meant after a build or a large edit, not after every small one.
     public mutating func compact() {
-        for i in slots.indices where slots[i].row.cells.capacity > slots[i].row.cells.count {
-            slots[i].row.cells = slots[i].row.cells.exactlySized()
+        for i in tableau.slots.indices where tableau.slots[i].row.cells.capacity > tableau.slots[i].row.cells.count {
+            tableau.slots[i].row.cells = tableau.slots[i].row.cells.exactlySized()
         }
-        for i in slots.indices { slots[i].column.compact() }
-        for i in objectives.indices {
-            objectives[i].sparse.cells = objectives[i].sparse.cells.exactlySized()
-            objectives[i].dense = objectives[i].dense.exactlySized()
+        for i in tableau.slots.indices { tableau.slots[i].column.compact() }
+        for i in objectives.rows.indices {
+            objectives.rows[i].sparse.cells = objectives.rows[i].sparse.cells.exactlySized()
+            objectives.rows[i].dense = objectives.rows[i].dense.exactlySized()
         }
-        records = records.exactlySized()
-        slots = slots.exactlySized()
-        status = status.exactlySized()
-        owner = owner.exactlySized()
-        stampOrder = stampOrder.exactlySized()
-        values = values.exactlySized()
-        isDirty = isDirty.exactlySized()
-        pendingStamps = pendingStamps.exactlySized()
-        isCandidate = isCandidate.exactlySized()
-        levelKeys = levelKeys.exactlySized()
-        objectives = objectives.exactlySized()
-        candidates = candidates.exactlySized()
-        dirty = dirty.exactlySized()
-        infeasible.items = infeasible.items.exactlySized()
-        mergeCells = []
-        shiftPlans = []
-        expansion = []
-        expansionTouched = []
-        scratchInserted = []
-        scratchNegative = []
-        scratchShifted = []
-        scratchRemoved = []
+        constraints.records = constraints.records.exactlySized()
+        tableau.slots = tableau.slots.exactlySized()
+        tableau.status = tableau.status.exactlySized()
+        tableau.owner = tableau.owner.exactlySized()
+        tableau.stampOrder = tableau.stampOrder.exactlySized()
+        cache.values = cache.values.exactlySized()
+        cache.isDirty = cache.isDirty.exactlySized()
+        cache.pendingStamps = cache.pendingStamps.exactlySized()
+        simplex.isCandidate = simplex.isCandidate.exactlySized()
+        objectives.keys = objectives.keys.exactlySized()
+        objectives.rows = objectives.rows.exactlySized()
+        simplex.candidates = simplex.candidates.exactlySized()
+        cache.dirty = cache.dirty.exactlySized()
+        simplex.infeasible.items = simplex.infeasible.items.exactlySized()
+        scratch.merge = []
+        plans.list = []
+        scratch.expansion = []
+        scratch.touched = []
+        scratch.inserted = []
+        scratch.negative = []
+        scratch.shifted = []
+        scratch.removed = []
     }
 }
 
@@ -57,8 +57,8 @@ extension Solver {
     /// symbols or its slot back (numbers are never reused: they order every tie-break), so a
     /// long run of removals and additions grows these; a caller that keeps a solver for long can
     /// rebuild it when they outgrow what it holds (`liveConstraints`).
-    public var footprint: (symbols: Int, constraintSlots: Int) { (slots.count, records.count) }
+    var footprint: (symbols: Int, constraintSlots: Int) { (tableau.slots.count, constraints.records.count) }
 
     /// Constraints held now.
-    public var liveConstraints: Int { records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    var liveConstraints: Int { constraints.records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
 }
