@@ -44,7 +44,7 @@ extension Solver {
                 if c < -Tolerance.zero { costs[i] = -1 } else if c > Tolerance.zero { costs[i] = 1 }
             }
         }
-        // The candidates are picked from `status` (a byte a symbol) and the costs: the slots of
+        // The candidates are picked from `tableau.status` (a byte a symbol) and the costs: the slots of
         // the few that remain are read, not every symbol's.
         var candidates: [Int32] = []
         for s in tableau.status.indices where !tableau.status[s].isBasic && costs[s] == 0 {
@@ -94,7 +94,7 @@ extension Solver {
     func forEachHoldingRow(of s: Int32, _ body: (Int32) -> Void) {
         for b in tableau.slots[Int(s)].column {
             let bi = Int(b)
-            // The kind from `status`: most rows in a column are external, skipped without
+            // The kind from `tableau.status`: most rows in a column are external, skipped without
             // reading their slot; a restricted row's constant sits in its slot, its coefficients
             // in the row's own cells, which only a row at zero needs read.
             switch tableau.status[bi].kind {
@@ -206,5 +206,55 @@ extension Solver {
             if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
         }
         return out
+    }
+
+    /// How fast each external moves when the non-basic `s` moves by 1: its direct rows and every
+    /// row referencing them, in dependency order.
+    func rates(of s: Int32) -> [(Variable, Double)] {
+        var rate: [Int32: Double] = [:]
+        var cone: [Int32] = []
+        var seen = Set<Int32>()
+        var frontier = tableau.slots[Int(s)].column.filter { tableau.slots[Int($0)].kind == .external }
+        while let x = frontier.popLast() {
+            if !seen.insert(x).inserted { continue }
+            cone.append(x)
+            for y in tableau.slots[Int(x)].column where tableau.slots[Int(y)].kind == .external { frontier.append(y) }
+        }
+        // Dependency order inside the cone.
+        var state: [Int32: UInt8] = [:]
+        var order: [Int32] = []
+        for root in cone where state[root] == nil {
+            var stack: [Int32] = [root]
+            while let t = stack.last {
+                if state[t] == nil {
+                    state[t] = 1
+                    for cell in tableau.slots[Int(t)].row.cells {
+                        let r = cell.symbol
+                        if tableau.slots[Int(r)].isBasic && seen.contains(r) && state[r] == nil { stack.append(r) }
+                    }
+                    continue
+                }
+                stack.removeLast()
+                if state[t] == 2 { continue }
+                state[t] = 2
+                order.append(t)
+            }
+        }
+        for x in order {
+            let row = tableau.slots[Int(x)].row
+            var v = 0.0
+            for cell in row.cells {
+                if cell.symbol == s {
+                    v += cell.coefficient
+                } else if let r = rate[cell.symbol] {
+                    v += cell.coefficient * r
+                }
+            }
+            rate[x] = v
+        }
+        var out: [(Variable, Double)] = []
+        if tableau.slots[Int(s)].kind == .external { out.append((Variable(s), 1)) }
+        for (x, v) in rate where abs(v) > Tolerance.rate { out.append((Variable(x), v)) }
+        return out.sorted { $0.0 < $1.0 }
     }
 }

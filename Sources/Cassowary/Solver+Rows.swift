@@ -27,7 +27,7 @@ extension Solver {
         simplex.candidates.removeAll { Int($0) >= count }
     }
 
-    /// Sets the basis flag in the slot and in `status`, which must agree.
+    /// Sets the basis flag in the slot and in `tableau.status`, which must agree.
     @inline(__always)
     mutating func setBasic(_ i: Int, _ basic: Bool) {
         tableau.slots[i].isBasic = basic

@@ -43,7 +43,7 @@ extension Solver {
     /// The marker's rows with their coefficients, and the rates of the externals that depend on
     /// it, computed as the value sweep computes values: in stamp order (a row references only
     /// rows with an older stamp; reduced rows, stamp 0, reference none), through the same marks
-    /// (`pendingStamps`, left clear), with each rate kept in the dense `expansion` scratch (left
+    /// (`cache.pendingStamps`, left clear), with each rate kept in the dense `scratch.expansion` scratch (left
     /// zero). Made once per structure, so it costs about one sweep.
     private mutating func makeShiftPlan(_ marker: Int32) -> ShiftPlan {
         growExpansion()

@@ -1,90 +1,7 @@
-// External rows are kept unexpanded: `x = constant + Σ c·s` where `s` may be another basic
-// external (a reference). Restricted rows (slacks, errors, dummies) are always fully reduced, as the
-// simplex needs. This keeps a chain `y_k = y_{k-1} + h_{k-1} + 8` at three cells per row instead
-// of the whole chain's markers: the fill-in that makes kiwi's build cubic.
+// The external variables' values, kept in `ValueCache` and brought up to date lazily, in
+// dependency (stamp) order, for the rows an operation changed.
 
 extension Solver {
-    /// Replaces every basic external in `row` by its row, recursively, newest first.
-    ///
-    /// The sum is kept in a dense accumulator indexed by symbol (`expansion`), so each reference
-    /// costs its own row's length, not a merge over the whole accumulated row (a form's rows
-    /// reach dozens of cells through hundreds of references). The arithmetic is the merge's, in
-    /// the same order, with the same dropping of |coefficient| < `Tolerance.zero`: the result is
-    /// bit-identical.
-    mutating func expand(_ row: inout Row) {
-        guard row.cells.contains(where: { tableau.slots[Int($0.symbol)].isBasic }) else { return }
-        growExpansion()
-        var touched: [Int32] = []
-        swap(&touched, &scratch.touched)
-        touched.removeAll(keepingCapacity: true)
-        var constant = row.constant
-        // Newest first (a max-heap on the install stamp): a row references older rows, so shared
-        // references cancel before they are expanded.
-        // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
-        // pushed twice pops with a zero coefficient and is skipped.
-        var heap = StampHeap()
-        for cell in row.cells {
-            let s = cell.symbol
-            scratch.expansion[Int(s)] = cell.coefficient
-            touched.append(s)
-            if tableau.slots[Int(s)].isBasic { heap.push(s, tableau.slots[Int(s)].stamp) }
-        }
-        while let x = heap.pop() {
-            let c = scratch.expansion[Int(x)]
-            if c == 0 { continue }
-            scratch.expansion[Int(x)] = 0
-            constant += c * tableau.slots[Int(x)].row.constant
-            for cell in tableau.slots[Int(x)].row.cells {
-                let s = cell.symbol
-                let si = Int(s)
-                let old = scratch.expansion[si]
-                if old == 0 {
-                    let v = c * cell.coefficient
-                    if abs(v) >= Tolerance.zero {
-                        scratch.expansion[si] = v
-                        touched.append(s)
-                        if tableau.slots[si].isBasic { heap.push(s, tableau.slots[si].stamp) }
-                    }
-                } else {
-                    let v = old + c * cell.coefficient
-                    scratch.expansion[si] = abs(v) < Tolerance.zero ? 0 : v
-                }
-            }
-        }
-        touched.sort()
-        var out = Row(constant: constant)
-        // Exactly as long as the result (the row is stored as it is: the touched symbols, which
-        // include every cancelled one, would over-allocate it).
-        var count = 0
-        var previous: Int32 = -1
-        for s in touched where s != previous {
-            previous = s
-            if scratch.expansion[Int(s)] != 0 { count += 1 }
-        }
-        out.cells.reserveCapacity(count)
-        previous = -1
-        for s in touched where s != previous {
-            previous = s
-            let v = scratch.expansion[Int(s)]
-            if v != 0 {
-                out.cells.append(Cell(s, v))
-                scratch.expansion[Int(s)] = 0
-            }
-        }
-        swap(&touched, &scratch.touched)
-        row = out
-    }
-
-    /// A non-basic external of the row that no row references: making it basic with the row as it
-    /// stands creates no cycle and needs no substitution (ties: lowest symbol).
-    func freshSubject(_ row: Row) -> Int32? {
-        for cell in row.cells {
-            let s = cell.symbol
-            if tableau.slots[Int(s)].kind == .external && !tableau.slots[Int(s)].isBasic && tableau.slots[Int(s)].column.isEmpty { return s }
-        }
-        return nil
-    }
-
     /// Brings the external values up to date: the rows changed since the last call, then every
     /// row referencing one whose value moved, lowest stamp first (references point to older
     /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
@@ -93,7 +10,7 @@ extension Solver {
         growPendingStamps()
         // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
         // are settled first; their dependents are marked for the sweep.
-        // `isDirty` means "listed in `dirty`" (for `markDirty`'s de-duplication); the sweep
+        // `isDirty` means "listed in `cache.dirty`" (for `markDirty`'s de-duplication); the sweep
         // works from marks alone, so every listed symbol leaves the list here.
         var from = Int(tableau.nextStamp)
         for x in cache.dirty {
@@ -121,7 +38,7 @@ extension Solver {
         cache.dirty.removeAll(keepingCapacity: true)
         var moved: [Int32] = []
         swap(&moved, &cache.movedLog)
-        // One sweep in stamp (dependency) order over the rows marked in `pendingStamps`. Non-basic
+        // One sweep in stamp (dependency) order over the rows marked in `cache.pendingStamps`. Non-basic
         // symbols and basic restricted ones (which no external row holds) have value 0 in
         // `values`, so a row's value is its constant plus the dot product, with no test per cell.
         // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
@@ -140,8 +57,8 @@ extension Solver {
         trimMovedLog()
     }
 
-    /// Stops keeping `movedLog` once it is longer than the solver (no cheaper to read than every
-    /// value) or not kept anyway (`movedUnknown`).
+    /// Stops keeping `cache.movedLog` once it is longer than the solver (no cheaper to read than every
+    /// value) or not kept anyway (`cache.movedUnknown`).
     mutating func trimMovedLog() {
         if cache.movedUnknown || cache.movedLog.count > tableau.slots.count {
             cache.movedUnknown = true
@@ -149,14 +66,7 @@ extension Solver {
         }
     }
 
-    /// `expansion` as long as the symbols (new entries 0).
-    mutating func growExpansion() {
-        if scratch.expansion.count < tableau.slots.count {
-            scratch.expansion.append(contentsOf: repeatElement(0, count: tableau.slots.count - scratch.expansion.count))
-        }
-    }
-
-    /// `pendingStamps` with a bit for every stamp (new words clear).
+    /// `cache.pendingStamps` with a bit for every stamp (new words clear).
     mutating func growPendingStamps() {
         let words = (tableau.stampOrder.count + 63) >> 6
         if cache.pendingStamps.count < words {
@@ -194,7 +104,7 @@ extension Solver {
     /// A mark names a basic row by its current stamp (`order[k]` was installed with stamp
     /// `k + 1`): marks are set only for basic rows and nothing enters or leaves the basis during
     /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
-    /// meaning (listed in `dirty`).
+    /// meaning (listed in `cache.dirty`).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, slots: UnsafeBufferPointer<SymbolSlot>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
@@ -260,88 +170,5 @@ extension Solver {
             memo[t] = v
         }
         return memo[symbol]!
-    }
-
-    /// How fast each external moves when the non-basic `s` moves by 1: its direct rows and every
-    /// row referencing them, in dependency order.
-    func rates(of s: Int32) -> [(Variable, Double)] {
-        var rate: [Int32: Double] = [:]
-        var cone: [Int32] = []
-        var seen = Set<Int32>()
-        var frontier = tableau.slots[Int(s)].column.filter { tableau.slots[Int($0)].kind == .external }
-        while let x = frontier.popLast() {
-            if !seen.insert(x).inserted { continue }
-            cone.append(x)
-            for y in tableau.slots[Int(x)].column where tableau.slots[Int(y)].kind == .external { frontier.append(y) }
-        }
-        // Dependency order inside the cone.
-        var state: [Int32: UInt8] = [:]
-        var order: [Int32] = []
-        for root in cone where state[root] == nil {
-            var stack: [Int32] = [root]
-            while let t = stack.last {
-                if state[t] == nil {
-                    state[t] = 1
-                    for cell in tableau.slots[Int(t)].row.cells {
-                        let r = cell.symbol
-                        if tableau.slots[Int(r)].isBasic && seen.contains(r) && state[r] == nil { stack.append(r) }
-                    }
-                    continue
-                }
-                stack.removeLast()
-                if state[t] == 2 { continue }
-                state[t] = 2
-                order.append(t)
-            }
-        }
-        for x in order {
-            let row = tableau.slots[Int(x)].row
-            var v = 0.0
-            for cell in row.cells {
-                if cell.symbol == s {
-                    v += cell.coefficient
-                } else if let r = rate[cell.symbol] {
-                    v += cell.coefficient * r
-                }
-            }
-            rate[x] = v
-        }
-        var out: [(Variable, Double)] = []
-        if tableau.slots[Int(s)].kind == .external { out.append((Variable(s), 1)) }
-        for (x, v) in rate where abs(v) > Tolerance.rate { out.append((Variable(x), v)) }
-        return out.sorted { $0.0 < $1.0 }
-    }
-}
-
-/// A binary max-heap of symbols by install stamp.
-struct StampHeap {
-    var items: [(Int32, Int32)] = []
-    mutating func push(_ s: Int32, _ key: Int32) {
-        items.append((s, key))
-        var i = items.count - 1
-        while i > 0 {
-            let p = (i - 1) / 2
-            if items[p].1 >= items[i].1 { break }
-            items.swapAt(p, i)
-            i = p
-        }
-    }
-    mutating func pop() -> Int32? {
-        guard let top = items.first else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < items.count && items[l].1 > items[m].1 { m = l }
-                if r < items.count && items[r].1 > items[m].1 { m = r }
-                if m == i { break }
-                items.swapAt(i, m)
-                i = m
-            }
-        }
-        return top.0
     }
 }

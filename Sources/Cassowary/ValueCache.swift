@@ -11,8 +11,8 @@ struct ValueCache: Sendable {
     /// `updateValues()`'s marks, one bit per `Tableau.stampOrder` entry: the rows its sweep
     /// recomputes (all clear between calls).
     var pendingStamps: [UInt64] = []
-    /// Symbols whose value `updateValues()` changed since the last `movedVariables(resetting: true)` (a
-    /// symbol may repeat); not kept while `movedUnknown` (a new solver, or more changes than
+    /// Symbols whose value changed since the last `Solver.movedVariables(resetting: true)` (a
+    /// symbol may repeat); not kept while `movedUnknown` (no reset yet, or more changes than
     /// symbols).
     var movedLog: [Int32] = []
     var movedUnknown = true
