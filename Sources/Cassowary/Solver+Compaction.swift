@@ -8,36 +8,55 @@ extension Solver {
     ///
     /// O(cells): meant after a build or a large edit, not after every small one.
     public mutating func compact() {
-        for i in tableau.slots.indices where tableau.slots[i].row.cells.capacity > tableau.slots[i].row.cells.count {
-            tableau.slots[i].row.cells = tableau.slots[i].row.cells.exactlySized()
-        }
-        for i in tableau.slots.indices { tableau.slots[i].column.compact() }
-        for i in objectives.rows.indices {
-            objectives.rows[i].sparse.cells = objectives.rows[i].sparse.cells.exactlySized()
-            objectives.rows[i].dense = objectives.rows[i].dense.exactlySized()
-        }
+        tableau.compact()
+        objectives.compact()
         constraints.records = constraints.records.exactlySized()
-        tableau.slots = tableau.slots.exactlySized()
-        tableau.status = tableau.status.exactlySized()
-        tableau.owner = tableau.owner.exactlySized()
-        tableau.stampOrder = tableau.stampOrder.exactlySized()
-        cache.values = cache.values.exactlySized()
-        cache.isDirty = cache.isDirty.exactlySized()
-        cache.pendingStamps = cache.pendingStamps.exactlySized()
-        simplex.isCandidate = simplex.isCandidate.exactlySized()
-        objectives.keys = objectives.keys.exactlySized()
-        objectives.rows = objectives.rows.exactlySized()
-        simplex.candidates = simplex.candidates.exactlySized()
-        cache.dirty = cache.dirty.exactlySized()
-        simplex.infeasible.items = simplex.infeasible.items.exactlySized()
-        scratch.merge = []
+        cache.compact()
+        simplex.compact()
+        // Scratch buffers and plans are rebuilt on demand; keeping them would keep their peak.
         plans.list = []
-        scratch.expansion = []
-        scratch.touched = []
-        scratch.inserted = []
-        scratch.negative = []
-        scratch.shifted = []
-        scratch.removed = []
+        scratch = Scratch()
+    }
+}
+
+extension Tableau {
+    mutating func compact() {
+        for i in slots.indices where slots[i].row.cells.capacity > slots[i].row.cells.count {
+            slots[i].row.cells = slots[i].row.cells.exactlySized()
+        }
+        for i in slots.indices { slots[i].column.compact() }
+        slots = slots.exactlySized()
+        status = status.exactlySized()
+        owner = owner.exactlySized()
+        stampOrder = stampOrder.exactlySized()
+    }
+}
+
+extension ObjectiveLevels {
+    mutating func compact() {
+        for i in rows.indices {
+            rows[i].sparse.cells = rows[i].sparse.cells.exactlySized()
+            rows[i].dense = rows[i].dense.exactlySized()
+        }
+        keys = keys.exactlySized()
+        rows = rows.exactlySized()
+    }
+}
+
+extension ValueCache {
+    mutating func compact() {
+        values = values.exactlySized()
+        dirty = dirty.exactlySized()
+        isDirty = isDirty.exactlySized()
+        pendingStamps = pendingStamps.exactlySized()
+    }
+}
+
+extension SimplexQueues {
+    mutating func compact() {
+        candidates = candidates.exactlySized()
+        isCandidate = isCandidate.exactlySized()
+        infeasible.items = infeasible.items.exactlySized()
     }
 }
 

@@ -16,7 +16,10 @@
 /// `Solver` is a value: copying it is O(1) (copy-on-write storage), which is how callers keep a
 /// snapshot to roll back to.
 ///
-/// Tolerances are in `Tolerance`.
+/// The public operations are kiwi's (add/remove a constraint, edit variables, values), plus a
+/// constant change in place, the variables that moved, the broken constraints, the free
+/// directions and statistics; docs/solver.md lists them and maps the paper's names to the code.
+/// The state lives in a few internal types, one per concern; tolerances are in `Tolerance`.
 public struct Solver: Sendable {
     /// The rows, the column index and what is kept per symbol: the tableau itself.
     var tableau = Tableau()
@@ -184,6 +187,8 @@ public struct Solver: Sendable {
     func constant(of id: ConstraintID) -> Double? { record(id)?.expression.constant }
 
     func contains(_ id: ConstraintID) -> Bool { record(id) != nil }
+
+    // MARK: Conflicts
 
     /// True when `id` is a required constraint that could not hold and is kept broken.
     func isBroken(_ id: ConstraintID) -> Bool {
