@@ -154,8 +154,8 @@ extension LayoutSystem {
     /// nothing until the next edit. It is recomputed only when an edit added or removed a
     /// constraint, pivoted, or changed which restricted rows are degenerate: the only inputs of
     /// `Solver.freeDirections` (see `Solver.freeDirectionsUnchanged(since:)`; a constant change
-    /// without a pivot can still open a free direction). Edits do not do this themselves: a caller that never reads
-    /// diagnostics (a benchmark, a one-shot solve) never pays for them.
+    /// without a pivot can still open a free direction). Edits do not do this themselves: a
+    /// caller that never reads diagnostics (a benchmark, a one-shot solve) never pays for them.
     /// - Returns: the diagnostics (what `diagnostics` would answer, without checking again).
     @discardableResult
     public mutating func refreshDiagnostics() -> Diagnostics {
