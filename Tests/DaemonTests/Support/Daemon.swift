@@ -139,27 +139,25 @@ enum LayoutdBinary {
                 try? writer.close()
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let exit = ChildExit(process)
+        if !exit.wait(timeout: timeout) {
+            exit.kill()
             throw TestFailure("layoutd \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
-        process.waitUntilExit()
         // Let the readability handlers catch the last bytes.
         usleep(50_000)
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
         outCollector.append(out.fileHandleForReading.readDataToEndOfFile())
         errCollector.append(err.fileHandleForReading.readDataToEndOfFile())
-        return Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
+        return Result(status: exit.shellStatus, stdout: outCollector.text, stderr: errCollector.text)
     }
 }
 
 /// A running `layoutd serve`, started on a free port; killed when dropped if still running.
 final class Daemon {
     let process = Process()
+    private lazy var exit = ChildExit(process)
     private let errors = OutputCollector()
     private let errorPipe = Pipe()
     private(set) var port = 0
@@ -192,7 +190,7 @@ final class Daemon {
                 self.port = found
                 return
             }
-            if !process.isRunning { break }
+            if exit.hasExited { break }
             usleep(10_000)
         }
         let log = errors.text
@@ -211,7 +209,7 @@ final class Daemon {
     }
 
     var stderr: String { errors.text }
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { !exit.hasExited }
 
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
@@ -219,19 +217,12 @@ final class Daemon {
 
     /// Waits for the process to end; returns its exit status, or nil if still running at the deadline.
     func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { return nil }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        exit.wait(timeout: timeout) ? exit.shellStatus : nil
     }
 
     /// Kills the daemon if it still runs.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        exit.kill()
         errorPipe.fileHandleForReading.readabilityHandler = nil
     }
 
