@@ -1,0 +1,6 @@
+import FuzzSupport
+import JSON
+
+runFuzzer { bytes in
+    _ = try? JSONParser.parse(bytes)
+}
