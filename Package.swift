@@ -62,6 +62,7 @@ if Context.environment["LAYOUTD_FUZZ"] == "1" {
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Sources/Fuzz/FuzzSupport"))
     for (name, dependencies) in [
         ("fuzz-json", ["JSON"]),
+        ("fuzz-document", ["JSON", "LayoutModel", "LayoutEngine"]),
     ] as [(String, [Target.Dependency])] {
         package.targets.append(.executableTarget(
             name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Sources/Fuzz/\(name)"))
