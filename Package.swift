@@ -63,6 +63,7 @@ if Context.environment["LAYOUTD_FUZZ"] == "1" {
     for (name, dependencies) in [
         ("fuzz-json", ["JSON"]),
         ("fuzz-document", ["JSON", "LayoutModel", "LayoutEngine"]),
+        ("fuzz-patch", ["JSON", "LayoutAPI", "TestSupport"]),
     ] as [(String, [Target.Dependency])] {
         package.targets.append(.executableTarget(
             name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Sources/Fuzz/\(name)"))

@@ -33,3 +33,22 @@ public func fuzzCheck(
 ) {
     if !condition() { fuzzFailure(message(), file: file, line: line) }
 }
+
+/// The parts of an input separated by lines holding only `%` (`\n%\n`), which no JSON text contains:
+/// the targets that take several bodies (a document and its patches, several requests) read them so.
+public func inputParts(_ bytes: UnsafeRawBufferPointer, limit: Int = 64) -> [[UInt8]] {
+    let separator: [UInt8] = [0x0A, 0x25, 0x0A]
+    var parts: [[UInt8]] = []
+    var start = 0, i = 0
+    while i + separator.count <= bytes.count, parts.count < limit - 1 {
+        if bytes[i] == separator[0] && bytes[i + 1] == separator[1] && bytes[i + 2] == separator[2] {
+            parts.append(Array(bytes[start..<i]))
+            i += separator.count
+            start = i
+        } else {
+            i += 1
+        }
+    }
+    parts.append(Array(bytes[start...]))
+    return parts
+}
