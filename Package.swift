@@ -64,6 +64,7 @@ if Context.environment["LAYOUTD_FUZZ"] == "1" {
         ("fuzz-json", ["JSON"]),
         ("fuzz-document", ["JSON", "LayoutModel", "LayoutEngine"]),
         ("fuzz-patch", ["JSON", "LayoutAPI", "TestSupport"]),
+        ("fuzz-api", ["JSON", "LayoutAPI"]),
     ] as [(String, [Target.Dependency])] {
         package.targets.append(.executableTarget(
             name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Sources/Fuzz/\(name)"))
