@@ -10,7 +10,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 # --- build: the release binary, Swift runtime linked in statically ---
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev libmimalloc-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev libmimalloc-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -19,10 +19,10 @@ COPY Tests ./Tests
 RUN swift build -c release --product layoutd --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/layoutd" /out/layoutd
 
-# --- run: a slim Debian with the libevent and mimalloc shared libraries only ---
+# --- run: a slim Debian with the libevent, SQLite and mimalloc shared libraries only ---
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-2.1-7 libevent-pthreads-2.1-7 libmimalloc2.0 libstdc++6 tzdata \
+    && apt-get install -y --no-install-recommends libevent-2.1-7 libevent-pthreads-2.1-7 libsqlite3-0 libmimalloc2.0 libstdc++6 tzdata \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/layoutd /usr/local/bin/layoutd
 COPY config/layoutd.json /etc/layoutd/layoutd.json

@@ -1,3 +1,4 @@
+import Primitives
 import CLibevent
 
 #if canImport(Glibc)

@@ -1,29 +1,49 @@
-/// What a handler answers: a status, headers and a body, or an open stream.
+import Primitives
+
+/// What a handler answers: a complete response, an open stream, or work to do off the loop.
 ///
 /// The server fills in what HTTP/1.1 needs (`Date`, `Content-Length`, the configured default
 /// `Content-Type` when the body is not empty and none is given) and never sends a body on a
-/// `HEAD` request or with 1xx, 204 or 304, whatever `body` holds. A `HEAD` answer keeps the
+/// `HEAD` request or with 1xx, 204 or 304, whatever the body holds. A `HEAD` answer keeps the
 /// `Content-Length` the body would have had.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    /// Response headers in the order they are sent. Pairs with CR or LF in them are dropped.
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
-    /// When set, this is a streamed response: see ``stream(status:headers:heartbeat:onOpen:)``.
-    public var stream: HTTPStreamStart?
-    /// When set, the response is what this returns, worked out off the loop: see ``offloaded(_:)``.
-    public var offload: (@Sendable () -> HTTPResponse)?
+public enum HTTPResponse: Sendable {
+    /// A status, headers and a body.
+    case complete(HTTPHead, body: [UInt8])
+
+    /// A streamed response (for Server-Sent Events and the like): see
+    /// ``stream(status:headers:heartbeat:onOpen:)``.
+    case streamed(HTTPHead, HTTPStreamStart)
+
+    /// A response worked out away from the worker's event loop.
+    ///
+    /// The server runs the work on one of its offload threads
+    /// (``HTTPServerConfiguration/offloadThreads``) and sends what it returns; meanwhile the
+    /// worker serves its other connections. For requests that take long (a large document's
+    /// solve): the hand-off costs two thread wake-ups, more than a short request. Without offload
+    /// threads the work runs on the worker at once. What it returns may be a stream; if it is
+    /// itself offloaded, its work runs in place.
+    case offloaded(@Sendable () -> HTTPResponse)
 
     public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.stream = nil
-        self.offload = nil
+        self = .complete(HTTPHead(status: status, headers: headers), body: body)
     }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: String) {
         self.init(status: status, headers: headers, body: Array(body.utf8))
+    }
+
+    /// The status and headers of a complete or streamed response; nil for offloaded work.
+    public var head: HTTPHead? {
+        switch self {
+        case .complete(let head, _), .streamed(let head, _): return head
+        case .offloaded: return nil
+        }
+    }
+
+    /// The body of a complete response; empty for the others.
+    public var body: [UInt8] {
+        if case .complete(_, let body) = self { return body }
+        return []
     }
 
     /// A streamed response (for Server-Sent Events and the like).
@@ -47,23 +67,7 @@ public struct HTTPResponse: Sendable {
         heartbeat: HTTPStreamHeartbeat? = nil,
         onOpen: @escaping @Sendable (HTTPStream) -> Void
     ) -> HTTPResponse {
-        var response = HTTPResponse(status: status, headers: headers)
-        response.stream = HTTPStreamStart(heartbeat: heartbeat, onOpen: onOpen)
-        return response
-    }
-
-    /// A response worked out away from the worker's event loop.
-    ///
-    /// The server runs `work` on one of its offload threads
-    /// (``HTTPServerConfiguration/offloadThreads``) and sends what it returns; meanwhile the
-    /// worker serves its other connections. For requests that take long (a large document's
-    /// solve): the hand-off costs two thread wake-ups, more than a short request. Without offload
-    /// threads `work` runs on the worker at once. What `work` returns may be a stream; if it is
-    /// itself offloaded, its work runs in place.
-    public static func offloaded(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
-        var response = HTTPResponse(status: 200)
-        response.offload = work
-        return response
+        .streamed(HTTPHead(status: status, headers: headers), HTTPStreamStart(heartbeat: heartbeat, onOpen: onOpen))
     }
 
     /// A JSON response (`Content-Type: application/json` unless `contentType` says otherwise).
@@ -85,17 +89,6 @@ public struct HTTPResponse: Sendable {
         if let detail { json += ",\"detail\":" + jsonQuoted(detail) }
         json += "}"
         return .json(status: status, json, contentType: "application/problem+json", headers: headers)
-    }
-
-    /// The value of the first header called `name` (ASCII case-insensitive).
-    public func header(_ name: String) -> String? {
-        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
-    }
-
-    /// Replaces every header called `name` with one `name: value`.
-    public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
-        headers.append((name, value))
     }
 
     /// Whether a response with this status may carry a body (not 1xx, 204 or 304).
@@ -161,6 +154,29 @@ public struct HTTPResponse: Sendable {
             default: return "Server Error"
             }
         }
+    }
+}
+
+/// The status and headers of a response, in the order they are sent. Pairs with CR or LF in them
+/// are dropped.
+public struct HTTPHead: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.headers = headers
+    }
+
+    /// The value of the first header called `name` (ASCII case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// Replaces every header called `name` with one `name: value`.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
+        headers.append((name, value))
     }
 }
 

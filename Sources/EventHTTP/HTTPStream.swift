@@ -1,3 +1,4 @@
+import Primitives
 import CLibevent
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ public final class HTTPStream: @unchecked Sendable {
         self.request = request
         self.connection = connection
         self.heartbeat = heartbeat
-        self.lastWriteAt = monotonicSeconds()
+        self.lastWriteAt = MonotonicTime.now.seconds
     }
 
     /// Whether the stream can still take data.
@@ -141,7 +142,7 @@ public final class HTTPStream: @unchecked Sendable {
 
     fileprivate func heartbeatTick() {
         guard let heartbeat, request != nil else { return }
-        if monotonicSeconds() - lastWriteAt >= heartbeat.interval * 0.95 {
+        if MonotonicTime.now.seconds - lastWriteAt >= heartbeat.interval * 0.95 {
             write(heartbeat.bytes)
         }
     }
@@ -159,7 +160,7 @@ public final class HTTPStream: @unchecked Sendable {
         bytes.withUnsafeBytes { raw in _ = evbuffer_add(chunk, raw.baseAddress, raw.count) }
         evhttp_send_reply_chunk(request, chunk)
         evbuffer_free(chunk)
-        lastWriteAt = monotonicSeconds()
+        lastWriteAt = MonotonicTime.now.seconds
     }
 
     /// Ends the reply (final chunk) and releases the stream.

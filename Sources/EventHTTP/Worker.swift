@@ -1,5 +1,6 @@
+import Primitives
 import CLibevent
-import CEvhttpFastPaths
+import CEventHTTPSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,8 @@ final class Worker: @unchecked Sendable {
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
     private var doorbell: Doorbell?
+    /// Request deadline, connection cap, accept back-off (ConnectionGuard.swift).
+    private var connectionGuard: ConnectionGuard?
     /// evhttp keeps the pointer it is given as the default content type: it must outlive `http`.
     private var defaultContentType: UnsafeMutablePointer<CChar>?
 
@@ -76,6 +79,9 @@ final class Worker: @unchecked Sendable {
         evhttp_set_gencb(http, workerRequestCallback, me)
         do {
             doorbell = try Doorbell(base: base) { [unowned self] in runMailbox() }
+            connectionGuard = try ConnectionGuard(base: base, configuration: configuration,
+                                                  closeCallback: workerConnectionClosedCallback, closeArgument: me)
+            evhttp_set_bevcb(http, workerBuffereventCallback, me)
         } catch {
             destroyUnstarted()
             throw error
@@ -111,6 +117,7 @@ final class Worker: @unchecked Sendable {
             throw HTTPServerError.libevent("evhttp_bind_listener failed")
         }
         self.bound = bound
+        connectionGuard?.attach(listener: listener)
         guard let port = SocketAddress.localPort(of: evconnlistener_get_fd(listener)) else {
             throw HTTPServerError.cannotListen(host: host, port: address.port, detail: "getsockname failed")
         }
@@ -118,6 +125,7 @@ final class Worker: @unchecked Sendable {
     }
 
     func stopListening() {
+        connectionGuard?.detachListener()
         if let http, let bound {
             evhttp_del_accept_socket(http, bound)  // frees the listener, closes its socket
         }
@@ -134,6 +142,7 @@ final class Worker: @unchecked Sendable {
     /// Frees the evhttp: its listeners and every connection (our close callback runs for each
     /// connection still open).
     private func freeHTTP() {
+        connectionGuard?.detachListener()
         if let http { evhttp_free(http) }
         http = nil
         bound = nil
@@ -143,6 +152,8 @@ final class Worker: @unchecked Sendable {
     private func freeBase() {
         doorbell?.invalidate()
         doorbell = nil
+        connectionGuard?.free()
+        connectionGuard = nil
         event_base_free(base)
         free(defaultContentType)
         defaultContentType = nil
@@ -233,7 +244,7 @@ final class Worker: @unchecked Sendable {
     private func beginDrain() {
         guard !draining else { return }
         draining = true
-        drainStartedAt = monotonicSeconds()
+        drainStartedAt = MonotonicTime.now.seconds
         stopListening()
         for stream in Array(streams.values) { stream.finishOnLoop(reason: .serverShutdown) }
         var grace = timevalFrom(seconds: configuration.shutdownGraceSeconds)
@@ -245,16 +256,21 @@ final class Worker: @unchecked Sendable {
 
     fileprivate func checkDrained() {
         guard draining, connections.isEmpty,
-              monotonicSeconds() - drainStartedAt >= Worker.drainSettleSeconds - 0.001 else { return }
+              MonotonicTime.now.seconds - drainStartedAt >= Worker.drainSettleSeconds - 0.001 else { return }
         event_base_loopexit(base, nil)
     }
 
     fileprivate func connectionClosed(_ connection: OpaquePointer) {
+        connectionGuard?.closed(connection)
         connections.removeValue(forKey: connection)
         if let stream = streams.removeValue(forKey: connection) {
             stream.connectionLost(serverShutdown: draining)
         }
         if draining { checkDrained() }
+    }
+
+    fileprivate func makeConnectionBufferevent() -> OpaquePointer? {
+        connectionGuard?.makeBufferevent() ?? bufferevent_socket_new(base, -1, 0)
     }
 
     func streamEnded(connection: OpaquePointer) {
@@ -271,6 +287,7 @@ final class Worker: @unchecked Sendable {
         let connection = evhttp_request_get_connection(req)
         var peer = (address: "", port: 0)
         if let connection {
+            connectionGuard?.requestRead(connection)
             if let known = connections[connection] {
                 peer = known
             } else {
@@ -285,9 +302,16 @@ final class Worker: @unchecked Sendable {
             return
         }
         let request = makeRequest(req, method: method, peer: peer)
+        var major: Int32 = 0, minor: Int32 = 0
+        layoutd_request_version(req, &major, &minor)
+        if let rejection = RequestChecks.check(major: Int(major), minor: Int(minor), headers: request.headers) {
+            layoutd_request_answer_as_http11(req)
+            send(rejection.response, to: req, isHead: method == "HEAD")
+            return
+        }
         let response = handler(request)
         let isHead = method == "HEAD"
-        if let work = response.offload {
+        if case .offloaded(let work) = response {
             answerLater(work, to: req, connection: connection, isHead: isHead)
             return
         }
@@ -313,21 +337,23 @@ final class Worker: @unchecked Sendable {
 
     /// Sends `response` (opening its stream, if it is one); an offloaded response's work runs here.
     private func answer(_ response: HTTPResponse, to req: OpaquePointer, connection: OpaquePointer?, isHead: Bool) {
-        if let work = response.offload {
+        switch response {
+        case .offloaded(let work):
             answer(work(), to: req, connection: connection, isHead: isHead)
-            return
-        }
-        if let start = response.stream, !isHead, HTTPResponse.statusAllowsBody(response.status) {
+        case .complete(let head, let body):
+            send(head, body: body, to: req, isHead: isHead)
+        case .streamed(let head, _) where isHead || !HTTPResponse.statusAllowsBody(head.status):
+            // Only the head: no stream for HEAD, 1xx, 204 or 304.
+            send(head, body: [], to: req, isHead: isHead)
+        case .streamed(let head, let start):
             if draining {
                 send(.problem(status: 503, detail: "the server is shutting down"), to: req, isHead: false)
             } else if let connection {
-                openStream(req, connection: connection, response: response, start: start)
+                openStream(req, connection: connection, head: head, start: start)
             } else {
                 send(.problem(status: 500, detail: "no connection for the stream"), to: req, isHead: false)
             }
-            return
         }
-        send(response, to: req, isHead: isHead)
     }
 
     static func methodName(_ command: evhttp_cmd_type) -> String? {
@@ -355,7 +381,19 @@ final class Worker: @unchecked Sendable {
     private func makeRequest(_ req: OpaquePointer, method: String, peer: (address: String, port: Int)) -> HTTPRequest {
         var rawPath = ""
         var query = ""
-        if let uri = evhttp_request_get_evhttp_uri(req) {
+        // The target as sent when it is a path (origin form): libevent's URI parser would read
+        // `//healthz` as an authority `healthz` with an empty path, i.e. `/`.
+        if let uri = evhttp_request_get_uri(req), uri.pointee == UInt8(ascii: "/") {
+            var text = String(cString: uri)
+            // A fragment is not sent by conforming clients; dropped as libevent's parser did.
+            if let fragment = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<fragment]) }
+            if let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) {
+                rawPath = String(text[..<mark])
+                query = String(text[text.index(after: mark)...])
+            } else {
+                rawPath = text
+            }
+        } else if let uri = evhttp_request_get_evhttp_uri(req) {
             if let path = evhttp_uri_get_path(uri) { rawPath = String(cString: path) }
             if let q = evhttp_uri_get_query(uri) { query = String(cString: q) }
         } else if let uri = evhttp_request_get_uri(req) {
@@ -405,17 +443,26 @@ final class Worker: @unchecked Sendable {
 
     /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
     /// replace our headers with HTML and close the connection).
-    private func send(_ original: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
-        var response = original
-        if !(100...599).contains(response.status) {
-            report(.error, "handler answered status \(response.status); sending 500")
-            response = .problem(status: 500, detail: "invalid response status")
+    private func send(_ response: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
+        answer(response, to: req, connection: nil, isHead: isHead)
+    }
+
+    /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
+    /// replace our headers with HTML and close the connection).
+    private func send(_ head: HTTPHead, body: [UInt8], to req: OpaquePointer, isHead: Bool) {
+        // Looked up first: `req` (and, when it closes, the connection) may be freed by the send.
+        let connection = evhttp_request_get_connection(req)
+        defer { if let connection { connectionGuard?.answered(connection) } }
+        guard (100...599).contains(head.status) else {
+            report(.error, "handler answered status \(head.status); sending 500")
+            send(.problem(status: 500, detail: "invalid response status"), to: req, isHead: isHead)
+            return
         }
-        let status = response.status
+        let status = head.status
         let output = evhttp_request_get_output_headers(req)
-        addHeaders(response.headers, to: output)
+        addHeaders(head.headers, to: output)
         var hasLength = false, hasDate = false
-        for (name, _) in response.headers {
+        for (name, _) in head.headers {
             if asciiCaseInsensitiveEquals(name, "Date") {
                 hasDate = true
             } else if asciiCaseInsensitiveEquals(name, "Content-Length")
@@ -430,10 +477,10 @@ final class Worker: @unchecked Sendable {
         if HTTPResponse.statusAllowsBody(status) {
             // `Content-Length` added here, as libevent would (the length of the body; on HEAD the
             // length the GET body would have had), but written without its snprintf.
-            if !hasLength { addContentLength(response.body.count, to: output) }
+            if !hasLength { addContentLength(body.count, to: output) }
             // No body on HEAD (libevent would send it anyway and break keep-alive framing).
-            if !isHead, !response.body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
-                addBody(response.body, to: buffer)
+            if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
+                addBody(body, to: buffer)
             }
         }
         if !hasDate {
@@ -492,15 +539,14 @@ final class Worker: @unchecked Sendable {
         }
     }
 
-    private func openStream(_ req: OpaquePointer, connection: OpaquePointer, response: HTTPResponse,
-                            start: HTTPStreamStart) {
+    private func openStream(_ req: OpaquePointer, connection: OpaquePointer, head: HTTPHead, start: HTTPStreamStart) {
         let output = evhttp_request_get_output_headers(req)
-        addHeaders(response.headers, to: output)
-        if response.header("Connection") == nil {
+        addHeaders(head.headers, to: output)
+        if head.header("Connection") == nil {
             evhttp_add_header(output, "Connection", "close")
         }
-        HTTPResponse.reasonPhrase(for: response.status).withCString { reason in
-            evhttp_send_reply_start(req, Int32(response.status), reason)
+        HTTPResponse.reasonPhrase(for: head.status).withCString { reason in
+            evhttp_send_reply_start(req, Int32(head.status), reason)
         }
         streamCounter += 1
         let stream = HTTPStream(id: UInt64(index) << 48 | streamCounter, worker: self, request: req,
@@ -535,6 +581,11 @@ private func releaseResponseBody(_ data: UnsafeRawPointer?, _ length: Int, _ arg
 private func workerRequestCallback(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
     guard let req, let arg else { return }
     Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().handle(req)
+}
+
+private func workerBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let arg else { return nil }
+    return Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().makeConnectionBufferevent()
 }
 
 private func workerDrainCheckCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

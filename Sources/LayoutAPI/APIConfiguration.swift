@@ -1,3 +1,4 @@
+import Primitives
 import LayoutModel
 
 /// The API's settings: the limits of http.md "Limits and configuration" that belong to the API

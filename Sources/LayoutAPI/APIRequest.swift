@@ -1,10 +1,14 @@
+import Primitives
+
 /// One HTTP request as the API sees it: no sockets, plain values.
 ///
 /// The transport (layoutd's EventHTTP glue, or a test) builds it from the wire request.
 public struct APIRequest: Sendable {
     /// `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE` or `OPTIONS`, as sent (methods are case-sensitive).
     public var method: String
-    /// The path, already percent-decoded (`/v1/sessions/a%23b` arrives as `/v1/sessions/a#b`).
+    /// The path as sent, still percent-encoded: routing splits it at its `/`s and then decodes each
+    /// segment (`/v1/sessions/a%23b` is the session `a#b`; `a%2Fb` is the id `a/b`, never two
+    /// segments). A path without `%` is the same either way.
     public var path: String
     /// The raw query string without the leading `?` (`""` when there is none), still percent-encoded.
     public var query: String
@@ -37,24 +41,4 @@ public struct APIRequest: Sendable {
     public func headers(named name: String) -> [String] {
         headers.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
     }
-}
-
-/// ASCII case-insensitive equality (header names, media types), without allocating.
-func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    let x = a.utf8, y = b.utf8
-    guard x.count == y.count else { return false }
-    // Compare the bytes in place (iterating two UTF8Views in step costs several times more, and
-    // every request looks up a few headers by name). withUTF8 makes a copy only of a string not
-    // stored as UTF-8, which the transport never hands over.
-    var a = a, b = b
-    return a.withUTF8 { xs in b.withUTF8 { ys in asciiCaseInsensitiveEquals(xs, ys) } }
-}
-
-private func asciiCaseInsensitiveEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
-    for (c, d) in zip(x, y) where c != d {
-        let lc = (c >= 0x41 && c <= 0x5A) ? c | 0x20 : c
-        let ld = (d >= 0x41 && d <= 0x5A) ? d | 0x20 : d
-        if lc != ld { return false }
-    }
-    return true
 }

@@ -1,3 +1,5 @@
+import Primitives
+
 /// What the API answers: a status, headers in order, and a body.
 ///
 /// `Content-Length`, `Date` and the like are the transport's business. A `HEAD` answer carries

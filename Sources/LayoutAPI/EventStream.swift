@@ -1,3 +1,4 @@
+import Primitives
 import JSON
 import LayoutEngine
 
@@ -140,7 +141,7 @@ final class SessionEvents: @unchecked Sendable {
 
     private static func delta(_ before: [(id: String, frame: Frame)], _ after: [(id: String, frame: Frame)],
                               _ st: SessionState) -> String {
-        let changed = LayoutAPI.changedPositions(from: before, to: after).map { after[$0] }
+        let changed = SessionState.changedPositions(from: before, to: after).map { after[$0] }
         let now = Set(after.map(\.id))
         let removed = before.map(\.id).filter { !now.contains($0) }
         return revisionData(revision: st.revision, all: false, frames: changed, removed: removed,

@@ -1,3 +1,4 @@
+import Primitives
 import JSON
 import LayoutEngine
 import LayoutModel
@@ -54,18 +55,9 @@ extension LayoutAPI {
 
     private func created(_ id: String, _ state: SessionState, _ options: QueryOptions,
                          _ timing: ServerTiming) -> APIResponse {
-        var r = sessionResponse(id, state, options, timing, status: 201)
+        var r = SessionAnswer.session(id, state, options, status: 201).response(timing)
         r.addHeader("Location", Self.location(id))
         return r
-    }
-
-    private func sessionResponse(_ id: String, _ state: SessionState, _ options: QueryOptions,
-                                 _ timing: ServerTiming, status: Int) -> APIResponse {
-        let frames: ResultEncoder.FrameSelection = options.absolute ? .init(state.system.frames(.absolute))
-            : .init(state.frames, keys: state.frameKeys)
-        let body = ResultEncoder.sessionBody(id: id, revision: state.revision, document: nil, frames: frames,
-                                             diagnostics: state.diagnostics, stats: nil)
-        return .json(status, body, etag: EntityTagCondition.etag(state.revision), timing: timing)
     }
 
     /// `/v1/sessions/<id>` with `#` escaped (the only id character that is not URL-safe).
@@ -78,7 +70,7 @@ extension LayoutAPI {
     private enum PutOutcome {
         case retry
         case failed(APIResponse)
-        case done(SessionState, status: Int)
+        case done(SessionAnswer)
     }
 
     /// Creates (201) or replaces (200) the session. A replacement with the same canonical document
@@ -126,13 +118,21 @@ extension LayoutAPI {
                     let outcome: PutOutcome = session.replacing { revision, alive, canonical in
                         guard alive else { return .answer(.retry) }
                         if let failure = preconditionFailure(revision) { return .answer(.failed(failure)) }
-                        if canonical != prepared.canonical {
-                            let st = SessionState(canonical: prepared.canonical, system: prepared.system,
-                                                  revision: revision + 1, diagnostics: prepared.diagnostics)
-                            session.events.publish(st)
-                            return .replace(st, .done(st, status: 200))
+                        guard canonical != prepared.canonical else {
+                            return .withState { st in .done(.session(id, st, options, status: 200)) }
                         }
-                        return .withState { st in .done(st, status: 200) }
+                        // The new document was solved by `prepare`: its state, at the current
+                        // revision, goes through the commit point, which makes it the next one.
+                        var st = SessionState(canonical: prepared.canonical, system: prepared.system,
+                                              revision: revision, diagnostics: prepared.diagnostics)
+                        let change = SessionChange(solve: .solved, canonical: .document(prepared.canonical),
+                                                   logged: .document(prepared.canonical))
+                        var timing = prepared.timing
+                        switch st.commit(change, options, answering: .session(id: id, status: 200),
+                                         events: session.events, timing: &timing) {
+                        case .success(let answer): return .replace(st, .done(answer))
+                        case .failure(let failure): return .answer(.failed(failure.response))
+                        }
                     }
                     switch outcome {
                     case .retry:
@@ -140,8 +140,8 @@ extension LayoutAPI {
                         continue
                     case .failed(let r):
                         return r
-                    case .done(let state, let status):
-                        return sessionResponse(id, state, options, prepared.timing, status: status)
+                    case .done(let answer):
+                        return answer.response(prepared.timing)
                     }
                 }
                 if let failure = preconditionFailure(nil) { return failure }

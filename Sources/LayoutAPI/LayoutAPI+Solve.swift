@@ -1,3 +1,4 @@
+import Primitives
 import LayoutEngine
 
 extension LayoutAPI {

@@ -5,8 +5,25 @@ extension NumberPatch {
     enum Body: Equatable {
         /// `{"constraints": {id: {"constant": value}}}`
         case constant(id: String, value: Double)
-        /// `{"views": {id: {"frame": {"width": width, "height": height}}}}`, one or both sizes.
-        case size(id: String, width: Double?, height: Double?)
+        /// `{"views": {id: {"frame": {"width": width, "height": height}}}}`, one or both sizes;
+        /// `heightFirst` when both are written, height first (the order a merge keeps for new keys).
+        case size(id: String, width: Double?, height: Double?, heightFirst: Bool = false)
+
+        /// The tree `JSONParser` reads from the body, made from the values the scanner read: a body
+        /// that the lane cannot apply goes to the general classification without being parsed
+        /// a second time.
+        var tree: JSONValue {
+            func object(_ key: String, _ value: JSONValue) -> JSONValue { .object(JSONObject([(key, value)])) }
+            switch self {
+            case .constant(let id, let value):
+                return object("constraints", object(id, object("constant", .number(value))))
+            case .size(let id, let width, let height, let heightFirst):
+                var sizes: [(String, JSONValue)] = []
+                if let width { sizes.append(("width", .number(width))) }
+                if let height { sizes.insert(("height", .number(height)), at: heightFirst ? 0 : sizes.count) }
+                return object("views", object(id, object("frame", .object(JSONObject(sizes)))))
+            }
+        }
     }
 
     /// The lane's patch `body` is, or nil for any other text (or invalid JSON, or a shape the
@@ -32,6 +49,7 @@ extension NumberPatch {
                       s.consume(UInt8(ascii: ":")), s.consume(UInt8(ascii: "{")), s.consumeKey("frame"),
                       s.consume(UInt8(ascii: ":")), s.consume(UInt8(ascii: "{")) else { return nil }
                 var width: Double?, height: Double?
+                var heightFirst = false
                 repeat {
                     if s.consumeKey("width") {
                         guard width == nil, s.consume(UInt8(ascii: ":")), let w = s.number() else { return nil }
@@ -39,12 +57,14 @@ extension NumberPatch {
                     } else if s.consumeKey("height") {
                         guard height == nil, s.consume(UInt8(ascii: ":")), let h = s.number() else { return nil }
                         height = h
+                        heightFirst = width == nil
                     } else {
                         return nil
                     }
                 } while s.consume(UInt8(ascii: ","))
                 guard s.consume(UInt8(ascii: "}")), s.consume(UInt8(ascii: "}")) else { return nil }
-                body = .size(id: String(decoding: id, as: UTF8.self), width: width, height: height)
+                body = .size(id: String(decoding: id, as: UTF8.self), width: width, height: height,
+                             heightFirst: heightFirst && width != nil)
             } else {
                 return nil
             }

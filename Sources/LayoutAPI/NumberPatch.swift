@@ -1,4 +1,5 @@
 import JSON
+import LayoutEngine
 import LayoutModel
 
 /// The two most common PATCHes, a new constant for a constraint entry and a new size for a root,
@@ -45,14 +46,7 @@ enum NumberPatch {
               let new = constantText(value, text: text, items: old.items.count,
                                      itemConstant: old.items.first?.constant ?? 0, dialect: dialect,
                                      limits: limits) else { return nil }
-        return (withConstant(old, itemConstant(value)), new)
-    }
-
-    /// `entry` with its one item's constant `c`: the entry a lane's constant makes.
-    static func withConstant(_ entry: ConstraintEntry, _ c: Double) -> ConstraintEntry {
-        var entry = entry
-        entry.items[0].constant = c
-        return entry
+        return (old.withItemConstant(itemConstant(value)), new)
     }
 
     /// The new text of an entry whose text is `text`, with `items` items, the first with
@@ -108,15 +102,7 @@ enum NumberPatch {
         guard old.kind == .view,
               let new = frameText(width: width, height: height, text: text, current: old.frame, limits: limits)
         else { return nil }
-        return (sized(old, width: width, height: height), new)
-    }
-
-    /// `view` with the sizes given: the view a lane's sizes make.
-    static func sized(_ view: View, width: Double?, height: Double?) -> View {
-        var view = view
-        if let width { view.frame.width = width }
-        if let height { view.frame.height = height }
-        return view
+        return (old.withSizes(width: width, height: height), new)
     }
 
     /// The new text of a view (of kind `view`) whose text is `text` and frame `current`, when

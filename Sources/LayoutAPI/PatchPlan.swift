@@ -102,16 +102,18 @@ enum PatchPlan {
         return .members(edit)
     }
 
-    /// The edit of a patch read by `NumberPatch.body`: the `members` plan `classify` gives for the
-    /// same patch parsed, when the lane applies, with the change kept as the number(s) it sets
-    /// (`MemberEdit.constants`, `sizes`) rather than as the member it makes; nil when the lane
-    /// does not apply (then the caller parses the patch and classifies it as usual).
-    static func edit(for body: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
-                     limits: DocumentLimits) -> MemberEdit? {
+    /// The change a patch read by `NumberPatch.body` makes when the lane applies (`.change`, or
+    /// `.unchanged` when the number(s) are the ones stored): the change `classify` would find for
+    /// the same patch parsed, with the new number(s) kept as numbers (`LayoutEdit.constant`,
+    /// `.sizes`) rather than as the member they make. nil when the lane does not apply: then the
+    /// caller classifies `lane.tree`.
+    static func laneChange(_ lane: NumberPatch.Body, canonical: CanonicalDocument, system: LayoutSystem,
+                           limits: DocumentLimits, logged: [UInt8]) -> PatchDecision? {
         guard canonical.count(.views) == system.document.views.count,
               canonical.count(.constraints) == system.document.constraints.count else { return nil }
-        var edit = MemberEdit()
-        switch body {
+        let edit: LayoutEdit
+        let member: (group: CanonicalDocument.Group, position: Int, text: [UInt8])
+        switch lane {
         case .constant(let id, let value):
             guard let position = system.entryPosition(id),
                   let existing = canonical.memberText(.constraints, at: position) else { return nil }
@@ -119,21 +121,21 @@ enum PatchPlan {
             guard let text = NumberPatch.constantText(value, text: existing, items: items.count,
                                                       itemConstant: items.first?.constant ?? 0,
                                                       dialect: system.document.dialect, limits: limits) else { return nil }
-            if !MemberText.same(text, existing) {
-                edit.constants.append(.init(position: position, text: text, value: NumberPatch.itemConstant(value)))
-            }
-        case .size(let id, let width, let height):
+            if MemberText.same(text, existing) { return .unchanged }
+            edit = .constant(entry: position, constant: NumberPatch.itemConstant(value))
+            member = (.constraints, position, text)
+        case .size(let id, let width, let height, _):
             guard let position = system.viewPositions[id],
                   let existing = canonical.memberText(.views, at: position),
                   system.document.views[position].kind == .view,
                   let text = NumberPatch.frameText(width: width, height: height, text: existing,
                                                    current: system.document.views[position].frame,
                                                    limits: limits) else { return nil }
-            if !MemberText.same(text, existing) {
-                edit.sizes.append(.init(position: position, text: text, value: .init(width: width, height: height)))
-            }
+            if MemberText.same(text, existing) { return .unchanged }
+            edit = .sizes(view: position, width: width, height: height)
+            member = (.views, position, text)
         }
-        return edit
+        return .change(SessionChange(solve: .edit(edit), canonical: .members([member]), logged: .mergePatch(logged)))
     }
 
     /// A constraint entry's canonical text after `change`, and the value to validate: the same,
@@ -170,63 +172,25 @@ struct MemberEdit {
         var text: [UInt8]
         var value: Value
     }
-    /// Sizes a lane patch gives a view (`NumberPatch`).
-    struct Sizes {
-        var width: Double?
-        var height: Double?
-    }
     var views: [Change<View>] = []
     var entries: [Change<ConstraintEntry>] = []
-    /// Entries whose one item gets a new constant (the value), from `NumberPatch.body`.
-    var constants: [Change<Double>] = []
-    /// Views that get new sizes, from `NumberPatch.body`.
-    var sizes: [Change<Sizes>] = []
 
     /// Nothing changes (every member merged to what it was).
-    var isEmpty: Bool { views.isEmpty && entries.isEmpty && constants.isEmpty && sizes.isEmpty }
+    var isEmpty: Bool { views.isEmpty && entries.isEmpty }
 
-    /// Writes the changed members into the canonical document.
-    func write(into canonical: inout CanonicalDocument) {
-        for c in views { canonical.replace(.views, at: c.position, text: c.text) }
-        for c in sizes { canonical.replace(.views, at: c.position, text: c.text) }
-        for c in entries { canonical.replace(.constraints, at: c.position, text: c.text) }
-        for c in constants { canonical.replace(.constraints, at: c.position, text: c.text) }
+    /// The session change: the members replaced in the engine and in the canonical document.
+    func change(logged: [UInt8]) -> SessionChange {
+        SessionChange(solve: .edit(.members(views: views.map(\.value), entries: entries.map(\.value))),
+                      canonical: .members(views.map { (.views, $0.position, $0.text) }
+                                          + entries.map { (.constraints, $0.position, $0.text) }),
+                      logged: .mergePatch(logged))
     }
+}
 
-    /// Edits `system` as `replace(views:entries:)` does with the members this edit makes. A lone
-    /// lane change goes to the engine's in-place path (`setConstant(ofEntry:to:)`,
-    /// `resizeRoot`), which declines, having changed nothing, whenever `replace` would do
-    /// something else; then the members are made and replaced.
-    func apply(to system: inout LayoutSystem) -> EditStats {
-        if views.isEmpty && entries.isEmpty {
-            if sizes.isEmpty, constants.count == 1,
-               let stats = system.setConstant(ofEntry: constants[0].position, to: constants[0].value) {
-                return stats
-            }
-            if constants.isEmpty, sizes.count == 1, let stats = Self.resize(&system, sizes[0]) {
-                return stats
-            }
-        }
-        var views = self.views.map(\.value), entries = self.entries.map(\.value)
-        for c in sizes {
-            views.append(NumberPatch.sized(system.document.views[c.position], width: c.value.width,
-                                           height: c.value.height))
-        }
-        for c in constants {
-            entries.append(NumberPatch.withConstant(system.document.constraints[c.position], c.value))
-        }
-        return system.replace(views: views, entries: entries)
-    }
-
-    /// A root's new sizes as `replace` suggests them (only the sizes that differ); nil when the
-    /// view is not a root or `resizeRoot` declines.
-    private static func resize(_ system: inout LayoutSystem, _ change: Change<Sizes>) -> EditStats? {
-        // Field by field: a copy of the view would retain each of its strings and arrays.
-        let p = change.position
-        guard system.document.views[p].isRoot else { return nil }
-        let now = system.document.views[p].frame
-        let width = change.value.width.flatMap { $0 != now.width ? $0 : nil }
-        let height = change.value.height.flatMap { $0 != now.height ? $0 : nil }
-        return system.resizeRoot(system.document.views[p].id, width: width, height: height)
-    }
+/// What a PATCH does to a session, decided once, under its lock, against its current state.
+enum PatchDecision {
+    case change(SessionChange)
+    /// The patched document is the current one: nothing is solved, the revision stays.
+    case unchanged
+    case failed(APIResponse)
 }

@@ -1,3 +1,4 @@
+import Primitives
 import LayoutEngine
 
 /// The query parameters the API understands: `coordinates=absolute|relative`, `strict=true|false`,
@@ -49,45 +50,10 @@ struct QueryOptions: Equatable, Sendable {
 
     /// `a=1&b&c=x%20y` → [(a, 1), (b, ""), (c, "x y")], percent-decoded, `+` read as a space.
     static func items(_ query: String) -> [(name: String, value: String)] {
-        var out: [(String, String)] = []
-        for part in query.utf8.split(separator: UInt8(ascii: "&")) {
-            if let eq = part.firstIndex(of: UInt8(ascii: "=")) {
-                out.append((percentDecode(part[..<eq]), percentDecode(part[part.index(after: eq)...])))
-            } else {
-                out.append((percentDecode(part[...]), ""))
-            }
-        }
-        return out
-    }
-
-    /// Decodes `%XX` escapes and `+`; a malformed escape is kept as written; invalid UTF-8 is repaired.
-    static func percentDecode(_ s: Substring.UTF8View.SubSequence) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.count)
-        var i = s.startIndex
-        while i < s.endIndex {
-            let c = s[i]
-            if c == UInt8(ascii: "+") {
-                out.append(0x20)
-            } else if c == UInt8(ascii: "%"),
-                      let j = s.index(i, offsetBy: 2, limitedBy: s.index(before: s.endIndex)),
-                      let hi = hexValue(s[s.index(after: i)]), let lo = hexValue(s[j]) {
-                out.append(hi << 4 | lo)
-                i = j
-            } else {
-                out.append(c)
-            }
-            i = s.index(after: i)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
+        query.split(separator: "&").map { part in
+            guard let eq = part.firstIndex(of: "=") else { return (percentDecode(part, plusAsSpace: true), "") }
+            return (percentDecode(part[..<eq], plusAsSpace: true),
+                    percentDecode(part[part.index(after: eq)...], plusAsSpace: true))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Primitives
 import JSON
 import LayoutEngine
 import LayoutModel

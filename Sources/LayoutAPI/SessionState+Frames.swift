@@ -20,9 +20,27 @@ extension SessionState {
                 frameKeys = ResultEncoder.FrameKeys(after)
                 framesViewList = system.viewList
             }
-            return LayoutAPI.changedPositions(from: frames, to: after)
+            return Self.changedPositions(from: frames, to: after)
         }
         let moved = system.movedFramePositions()
         return system.updateRelativeFrames(&frames, at: moved)
+    }
+
+    /// Positions in `after` of the frames that are new or differ from `before`, ascending.
+    static func changedPositions(from before: [(id: String, frame: Frame)],
+                                 to after: [(id: String, frame: Frame)]) -> [Int] {
+        // The usual case: the same views in the same order (compared by position, no hashing).
+        if before.count == after.count {
+            var out: [Int] = []
+            var i = 0
+            while i < after.count, before[i].id == after[i].id {
+                if before[i].frame != after[i].frame { out.append(i) }
+                i += 1
+            }
+            if i == after.count { return out }
+        }
+        var old = [String: Frame](minimumCapacity: before.count)
+        for (id, f) in before { old[id] = f }
+        return after.indices.filter { old[after[$0].id] != after[$0].frame }
     }
 }

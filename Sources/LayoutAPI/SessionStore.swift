@@ -1,3 +1,5 @@
+import Primitives
+
 /// The sessions by id: a lock around the dictionary (held only for lookups and inserts, never
 /// while solving), idle expiry and the session limit.
 ///

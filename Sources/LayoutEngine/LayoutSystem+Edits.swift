@@ -1,14 +1,14 @@
 import Cassowary
 import LayoutModel
 
-// Fast edit paths that touch only the delta, without recompiling the document. Each returns nil
-// when it does not apply (the caller then uses `apply(_:)` with the whole new document).
+// Fast edit paths that touch only the delta, without recompiling the document: private details of
+// `apply(_: LayoutEdit)`. Each returns nil when it does not apply (then `apply` takes a slower path).
 
 extension LayoutSystem {
     /// A root's given width and/or height changed: edit suggestions (constant changes of the root
     /// size constraints through the dual simplex).
     /// - Returns: nil when the view is not a root with those sizes given, or `when` rules exist.
-    public mutating func resizeRoot(_ id: String, width: Double?, height: Double?) -> EditStats? {
+    mutating func resizeRoot(_ id: String, width: Double?, height: Double?) -> EditStats? {
         guard let vi = viewIndex[id], document.views[vi].isRoot, !hasWhenRules else { return nil }
         if width != nil && document.views[vi].frame.width == nil { return nil }
         if height != nil && document.views[vi].frame.height == nil { return nil }
@@ -42,7 +42,7 @@ extension LayoutSystem {
     ///   than one item, a `when` rule, an anchor that adds a constant of its own, an activation
     ///   that changed since it was compiled, or broken constraints exist): the caller then
     ///   replaces the entry.
-    public mutating func setConstant(ofEntry index: Int, to constant: Double) -> EditStats? {
+    mutating func setConstant(ofEntry index: Int, to constant: Double) -> EditStats? {
         guard index < document.constraints.count, index < entryStart.count, solver.brokenCount == 0,
               document.constraints[index].items.count == 1, !document.constraints[index].usesWhen else { return nil }
         if document.constraints[index].items[0].constant == constant { return EditStats() }
@@ -70,7 +70,7 @@ extension LayoutSystem {
     /// - Returns: nil when the entry is new, has a different number of items (every later
     ///   position in `compiled` would move), or broken constraints exist (the caller applies the
     ///   whole document so that broken ones follow processing order).
-    public mutating func replaceEntry(_ entry: ConstraintEntry) -> EditStats? {
+    mutating func replaceEntry(_ entry: ConstraintEntry) -> EditStats? {
         guard let index = entryIndex[entry.id], solver.brokenCount == 0,
               document.constraints[index].items.count == entry.items.count else { return nil }
         if let stats = changeConstants(at: index, to: entry) { return stats }

@@ -2,7 +2,8 @@ import LayoutModel
 
 // Edits that replace existing views and constraint entries in place (same ids, same hierarchy):
 // what a merge patch on a session usually is. The solver work is the same delta `apply` finds;
-// the point is to skip recompiling and comparing the members the edit did not touch.
+// the point is to skip recompiling and comparing the members the edit did not touch
+// (`LayoutEdit.members`).
 
 extension LayoutSystem {
     /// The document's view ids → position in `document.views`.
@@ -19,7 +20,7 @@ extension LayoutSystem {
     /// - Precondition: every id exists, and no view changes its `parent` or `kind` (the caller
     ///   validated the members against the current document).
     @discardableResult
-    public mutating func replace(views: [View], entries: [ConstraintEntry]) -> EditStats {
+    mutating func replace(views: [View], entries: [ConstraintEntry]) -> EditStats {
         var resizes: [(id: String, width: Double?, height: Double?)] = []
         var visibility: [View] = []
         var general = false

@@ -157,7 +157,7 @@ public struct LayoutSystem: Sendable {
     /// is involved before or after, the system is rebuilt so that broken constraints follow the
     /// processing order exactly as a fresh solve would.
     @discardableResult
-    public mutating func apply(_ newDocument: Document) -> EditStats {
+    mutating func apply(_ newDocument: Document) -> EditStats {
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
         let hadBroken = solver.brokenCount > 0

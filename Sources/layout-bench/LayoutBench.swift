@@ -26,9 +26,11 @@ struct LayoutBench: ParsableCommand {
           json-parse       request-body parsers on the document and on a small patch: ours,
                            Foundation's JSONSerialization, Foundation's JSONDecoder
         checksum = Σ over views of x + y (relative to the parent) + width + height.
-        """)
+        `layout-bench store` times the SQLite session store instead (see its --help).
+        """,
+        subcommands: [StoreBench.self])
 
-    @Option(help: "Bundle file from workloads.py bundle.") var bundle: String
+    @Option(help: "Bundle file from workloads.py bundle (required unless a subcommand runs).") var bundle: String?
     @Option(help: "Edits and constant changes to run at most.") var maxOps: Int = 2000
     @Option(help: "Build repetitions (default: 20 up to 200 views, 5 up to 2000, else 3).") var buildReps: Int?
     @Option(help: "Stop a timed loop after this many seconds.") var maxSeconds: Double = 3
@@ -47,6 +49,7 @@ struct LayoutBench: ParsableCommand {
     var parseOnly: Int?
 
     func run() throws {
+        guard let bundle else { throw ValidationError("Missing expected argument '--bundle <bundle>'") }
         let data = try Data(contentsOf: URL(fileURLWithPath: bundle))
         let json = try JSONParser.parse([UInt8](data))
         guard let documentJSON = json["document"] else { throw ValidationError("bundle has no document") }
@@ -76,13 +79,16 @@ struct LayoutBench: ParsableCommand {
               "pivots": st.pivots, "rows": st.rows, "cells": st.cells, "dummyCells": st.dummyCells, "levels": st.levels,
               "broken": sys.diagnostics.broken.count, "checksum": checksum(sys)]))
 
-        let root = document.views.first { $0.isRoot && $0.frame.width != nil }!.id
+        let rootPosition = document.views.firstIndex { $0.isRoot && $0.frame.width != nil }!
+        let root = document.views[rootPosition].id
         var editTimes: [Double] = []
         let editPivots0 = sys.pivots
         let start = DispatchTime.now().uptimeNanoseconds
         for w in (json["widths"]?.arrayValue ?? []).prefix(edits ?? maxOps).compactMap(\.numberValue) {
             let t0 = DispatchTime.now().uptimeNanoseconds
-            guard sys.resizeRoot(root, width: w, height: nil) != nil else { throw ValidationError("no edit path") }
+            // A root resize is edit suggestions: nothing is compiled, added or removed.
+            let s = sys.apply(.sizes(view: rootPosition, width: w, height: nil))
+            guard s.added == 0 || s.rebuilt else { throw ValidationError("no edit path") }
             editTimes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
             if edits == nil && Double(DispatchTime.now().uptimeNanoseconds - start) > maxSeconds * 1e9 { break }
         }
@@ -102,7 +108,8 @@ struct LayoutBench: ParsableCommand {
             // Object form: first REL m·second + c  →  item constant -c.
             entry.items[0].constant = -c
             let t0 = DispatchTime.now().uptimeNanoseconds
-            guard let s = sys.replaceEntry(entry) else { throw ValidationError("no constant path") }
+            let s = sys.apply(.members(views: [], entries: [entry]))
+            guard s.added == 0 || s.rebuilt else { throw ValidationError("no constant path") }
             changeTimes.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e3)
             if s.rebuilt { rebuilt += 1 }
             entryByID[id] = entry

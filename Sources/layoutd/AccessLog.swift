@@ -1,37 +1,111 @@
 import EventHTTP
-import Foundation
 import Logging
+import Primitives
 
-/// One log line per request: method, path, status, duration (the time spent producing the
-/// answer), e.g. `GET /healthz 200 0.041ms`.
+/// One log line per request, appended to the log sink's buffer (written out by its own thread):
+///
+///     text: 2026-11-26T15:36:49.123Z info access : GET /healthz 200 0.041ms
+///     json: {"time":"…","level":"info","logger":"access","method":"GET","path":"/healthz",
+///            "status":200,"duration_ms":0.041,"bytes":27,"session":null}
+///
+/// The duration is the time spent producing the answer (an offloaded answer's wait for a thread
+/// included); `bytes` is the body's length (0 for a stream, whose line says `(stream)` in text and
+/// `"stream":true` in JSON); `session` is the id in a `/v1/sessions/{id}` path.
 enum AccessLog {
-    /// `respond` with a log line after each answer; `respond` itself when the logger drops `info`
-    /// (then a request costs no clock reads and no status string).
-    static func wrap(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse, logger: Logger) -> HTTPHandler {
-        guard logger.logLevel <= .info else { return respond }
+    static let label = "access"
+
+    /// `respond` with a log line after each answer; `respond` itself when the log level drops
+    /// `info` (then a request costs no clock reads and no line).
+    static func wrap(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse, sink: LogSink,
+                     level: Logger.Level) -> HTTPHandler {
+        guard level <= .info else { return respond }
         return { request in
-            let started = DispatchTime.now().uptimeNanoseconds
+            let started = MonotonicTime.now
             let response = respond(request)
-            if let work = response.offload {
-                // Logged when the work is done, with the time it waited for a thread.
-                return .offloaded { logged(work(), for: request, started: started, logger: logger) }
+            if case .offloaded(let work) = response {
+                // Logged when the work is done.
+                return .offloaded { logged(work(), for: request, started: started, sink: sink) }
             }
-            return logged(response, for: request, started: started, logger: logger)
+            return logged(response, for: request, started: started, sink: sink)
         }
     }
 
-    private static func logged(_ response: HTTPResponse, for request: HTTPRequest, started: UInt64,
-                               logger: Logger) -> HTTPResponse {
-        let elapsed = DispatchTime.now().uptimeNanoseconds &- started
-        let status = response.stream == nil ? "\(response.status)" : "\(response.status) (stream)"
-        logger.info("\(request.method) \(request.path) \(status) \(formatMilliseconds(nanoseconds: elapsed))")
+    private static func logged(_ response: HTTPResponse, for request: HTTPRequest, started: MonotonicTime,
+                               sink: LogSink) -> HTTPResponse {
+        let elapsed = MonotonicTime.now - started
+        let status = response.head?.status ?? 0
+        var isStream = false
+        if case .streamed = response { isStream = true }
+        let bytes = response.body.count
+        sink.line(level: .info, label: label) { out in
+            switch sink.format {
+            case .text:
+                appendEscapedText(request.method, to: &out)
+                out.append(0x20)
+                appendEscapedText(request.path, to: &out)
+                out.append(0x20)
+                appendDecimal(status, to: &out)
+                if isStream { out.append(contentsOf: " (stream)".utf8) }
+                out.append(0x20)
+                appendMilliseconds(nanoseconds: elapsed, to: &out)
+                out.append(contentsOf: "ms".utf8)
+            case .json:
+                out.append(contentsOf: #","method":"#.utf8)
+                appendJSONString(request.method, to: &out)
+                out.append(contentsOf: #","path":"#.utf8)
+                appendJSONString(request.path, to: &out)
+                out.append(contentsOf: #","status":"#.utf8)
+                appendDecimal(status, to: &out)
+                out.append(contentsOf: #","duration_ms":"#.utf8)
+                appendMilliseconds(nanoseconds: elapsed, to: &out)
+                out.append(contentsOf: #","bytes":"#.utf8)
+                appendDecimal(bytes, to: &out)
+                if isStream { out.append(contentsOf: #","stream":true"#.utf8) }
+                out.append(contentsOf: #","session":"#.utf8)
+                if let id = sessionID(inPath: request.path) {
+                    appendJSONString(String(id), to: &out)
+                } else {
+                    out.append(contentsOf: "null".utf8)
+                }
+            }
+        }
         return response
     }
 
-    /// `1234567` ns → `"1.235ms"`.
-    static func formatMilliseconds(nanoseconds: UInt64) -> String {
-        let micros = (nanoseconds + 500) / 1000
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)ms"
+    /// The `{id}` of `/v1/sessions/{id}` and the routes below it.
+    static func sessionID(inPath path: String) -> Substring? {
+        let prefix = "/v1/sessions/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.dropFirst(prefix.count)
+        let id = rest.prefix { $0 != "/" }
+        return id.isEmpty ? nil : id
+    }
+
+    /// `1234567` ns → `1.235` (milliseconds, three decimals).
+    static func appendMilliseconds(nanoseconds: Int64, to out: inout [UInt8]) {
+        let micros = (max(0, nanoseconds) + 500) / 1000
+        appendDecimal(Int(micros / 1000), to: &out)
+        out.append(UInt8(ascii: "."))
+        let fraction = Int(micros % 1000)
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(raw[i]) }
+        }
     }
 }

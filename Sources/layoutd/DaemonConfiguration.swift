@@ -20,9 +20,15 @@ struct DaemonConfiguration: Equatable, Sendable {
     var maxBodyBytes = 1_048_576
     var maxHeaderBytes = 16_384
     var timeoutSeconds = 30.0
+    /// Longest a request's line, headers and body may take from its first byte (slowloris).
+    var requestDeadlineSeconds = 30.0
+    /// Most connections open at once; 0 derives it from RLIMIT_NOFILE (EventHTTP's `automaticMaxConnections`).
+    var maxConnections = 0
     var shutdownGraceSeconds = 1.0
     var backlog = 511
     var logLevel = "info"
+    /// `text` or `json` (one object a line); the access log and every other line.
+    var logFormat = "text"
     var lockDirectory = "/tmp"
 
     // The API's settings (docs/http.md "Limits and configuration"); `maxBodyBytes` above is one too.
@@ -43,7 +49,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
-        "shutdownGraceSeconds", "backlog", "logLevel", "lockDirectory",
+        "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
         "corsOrigins",
     ]
@@ -51,6 +57,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
 
     var swiftLogLevel: Logger.Level { Logger.Level(rawValue: logLevel) ?? .info }
+    var logFormatValue: LogFormat { LogFormat(rawValue: logFormat) ?? .text }
 
     // MARK: loading
 
@@ -110,9 +117,12 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxBodyBytes": maxBodyBytes = try integer()
         case "maxHeaderBytes": maxHeaderBytes = try integer()
         case "timeoutSeconds": timeoutSeconds = try number()
+        case "requestDeadlineSeconds": requestDeadlineSeconds = try number()
+        case "maxConnections": maxConnections = try integer()
         case "shutdownGraceSeconds": shutdownGraceSeconds = try number()
         case "backlog": backlog = try integer()
         case "logLevel": logLevel = try string()
+        case "logFormat": logFormat = try string()
         case "lockDirectory": lockDirectory = try string()
         case "maxViews": maxViews = try integer()
         case "maxConstraints": maxConstraints = try integer()
@@ -136,10 +146,15 @@ struct DaemonConfiguration: Equatable, Sendable {
         if maxBodyBytes < 0 { try fail("maxBodyBytes must not be negative") }
         if maxHeaderBytes < 256 { try fail("maxHeaderBytes must be at least 256") }
         if !(timeoutSeconds > 0) { try fail("timeoutSeconds must be positive") }
+        if !(requestDeadlineSeconds > 0) { try fail("requestDeadlineSeconds must be positive") }
+        if maxConnections < 0 { try fail("maxConnections must not be negative (0 derives it from the descriptor limit)") }
         if !(shutdownGraceSeconds >= 0) { try fail("shutdownGraceSeconds must not be negative") }
         if backlog < 1 { try fail("backlog must be at least 1") }
         if !Self.logLevels.contains(logLevel) {
             try fail("logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+        }
+        if LogFormat(rawValue: logFormat) == nil {
+            try fail("logFormat must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logFormat)'")
         }
         if lockDirectory.isEmpty { try fail("lockDirectory must not be empty") }
         if maxViews < 1 { try fail("maxViews must be at least 1") }
@@ -185,7 +200,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// over the limit reaches the API and gets its `application/problem+json` 413 on a connection
     /// that stays open. A body over this larger limit (twice `maxBodyBytes`, at least 64 KiB more) is
     /// read and dropped by libevent without being buffered: a 413 (problem+json as well, from
-    /// `CEvhttpFastPaths/ErrorReplies.c`) and the connection closes.
+    /// `CProblemReplies/ProblemReplies.c`) and the connection closes.
     var transportMaxBodyBytes: Int {
         let slack = max(maxBodyBytes, 64 << 10)
         return maxBodyBytes > Int.max - slack ? Int.max : maxBodyBytes + slack
@@ -206,9 +221,12 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxBodyBytes": String(maxBodyBytes),
             "maxHeaderBytes": String(maxHeaderBytes),
             "timeoutSeconds": jsonNumber(timeoutSeconds),
+            "requestDeadlineSeconds": jsonNumber(requestDeadlineSeconds),
+            "maxConnections": String(maxConnections),
             "shutdownGraceSeconds": jsonNumber(shutdownGraceSeconds),
             "backlog": String(backlog),
             "logLevel": jsonString(logLevel),
+            "logFormat": jsonString(logFormat),
             "lockDirectory": jsonString(lockDirectory),
             "maxViews": String(maxViews),
             "maxConstraints": String(maxConstraints),

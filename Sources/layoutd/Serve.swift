@@ -1,5 +1,6 @@
 import ArgumentParser
 import CMimalloc
+import CProblemReplies
 import EventHTTP
 import Foundation
 import LayoutAPI
@@ -14,7 +15,7 @@ struct Serve: ParsableCommand {
             a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
-            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, lockDirectory, maxViews, \
+            timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
@@ -28,17 +29,24 @@ struct Serve: ParsableCommand {
 
             HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
             application/problem+json (RFC 9457).
-              POST   /v1/solve                 solve once: 200 {frames, diagnostics}
-              POST   /v1/sessions              new session, the server picks the id: 201
-              PUT    /v1/sessions/{id}         create (201) or replace (200) session {id}
-              GET    /v1/sessions/{id}         document, revision, frames, diagnostics
-              PATCH  /v1/sessions/{id}         edit with a JSON merge patch (incremental)
-              DELETE /v1/sessions/{id}         drop the session: 204
-              GET    /v1/sessions/{id}/frames  revision, frames, diagnostics
-              GET    /healthz                  200 {"status":"ok","sessions":N}
-            HEAD works wherever GET does and OPTIONS everywhere; other methods get 405. Query \
-            parameters: coordinates=absolute, strict=true, frames=all (PATCH). Sessions carry \
-            ETag "<revision>"; If-Match gives 412 on a stale revision. Any other path answers 404.
+              GET    /healthz                      200 {"status":"ok","sessions":N}
+              POST   /v1/solve                     solve once: 200 {frames, diagnostics}
+              POST   /v1/sessions                  new session, the server picks the id: 201
+              PUT    /v1/sessions/{id}             create (201) or replace (200) session {id}
+              GET    /v1/sessions/{id}             document, revision, frames, diagnostics
+              PATCH  /v1/sessions/{id}             edit with a JSON merge patch (incremental)
+              DELETE /v1/sessions/{id}             drop the session: 204
+              GET    /v1/sessions/{id}/frames      revision, frames, diagnostics
+              GET    /v1/sessions/{id}/events      Server-Sent Events: one per new revision
+              GET    /v1/sessions/{id}/render.svg  the session drawn as SVG
+              POST   /v1/render.svg                a document solved and drawn as SVG, not kept
+              GET    /                             the playground (HTML, docs/web.md)
+              GET    /client.js                    the JavaScript client (ES module)
+            HEAD works wherever GET does, and OPTIONS on every route (204 with Allow, and CORS \
+            preflights); other methods get 405 with Allow. Query parameters: \
+            coordinates=absolute|relative, strict=true, frames=all|changed (PATCH). Sessions carry \
+            ETag "<revision>"; If-Match gives 412 on a stale revision. Paths match exactly (a \
+            trailing / is a 404), and a path not listed above answers 404.
 
             LIMITS: a body over --max-body-bytes answers 413 application/problem+json (a body over \
             twice that, at least 64 KiB more, is refused before it is read: a plain 413 and the \
@@ -47,7 +55,9 @@ struct Serve: ParsableCommand {
             (Retry-After: 60). A session that no request names for \
             --session-idle-timeout-seconds is dropped (idle sessions are swept every quarter of \
             that time, at most every 30 s; 0 keeps sessions forever). Connections silent for \
-            --timeout-seconds are closed.
+            --timeout-seconds are closed, and so are those whose request (line, headers and body) \
+            has not arrived --request-deadline-seconds after its first byte. Beyond --max-connections \
+            open connections, new ones wait in the backlog until one closes.
 
             CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], or \
             * for any origin) may call the API from a browser: its requests get \
@@ -117,6 +127,16 @@ struct Serve: ParsableCommand {
     var timeoutSeconds: Double?
 
     @Option(help: ArgumentHelp(
+        "Longest a request's line, headers and body may take to arrive, from its first byte; then its connection is closed. Default: 30.",
+        valueName: "seconds"))
+    var requestDeadlineSeconds: Double?
+
+    @Option(help: ArgumentHelp(
+        "Most connections open at once; 0 derives it from the descriptor limit (RLIMIT_NOFILE less an eighth, at least 32, at most 10000). Default: 0.",
+        valueName: "n"))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp(
         "On SIGINT/SIGTERM, how long open connections may take to finish. Default: 1.", valueName: "seconds"))
     var shutdownGraceSeconds: Double?
 
@@ -127,6 +147,9 @@ struct Serve: ParsableCommand {
         "Least severe log level written: trace, debug, info, notice, warning, error or critical. Default: info.",
         valueName: "level"))
     var logLevel: String?
+
+    @Option(help: ArgumentHelp("Log lines as text or json (one object a line). Default: text.", valueName: "text|json"))
+    var logFormat: String?
 
     @Option(help: ArgumentHelp("Directory of the port lock files. Default: /tmp.", valueName: "directory"))
     var lockDirectory: String?
@@ -147,11 +170,9 @@ struct Serve: ParsableCommand {
         }
 
         let level = settings.swiftLogLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let sink = LogSink(format: settings.logFormatValue)
+        defer { sink.close() }
+        LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
 
         let router = Router(configuration: settings)
@@ -161,7 +182,18 @@ struct Serve: ParsableCommand {
         defer { sweeper?.stop() }
         let server = HTTPServer(
             configuration: serverConfiguration(settings, logger: logger),
-            handler: AccessLog.wrap({ router.respond(to: $0) }, logger: logger))
+            handler: AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level))
+
+        // libevent's own error replies (400, 413, 501) are problem+json only while its calls reach
+        // our `evhttp_send_error` (CProblemReplies): ask it rather than trust the linker.
+        _ = layoutd_problem_replies_linked()
+        let transportErrors = TransportErrorProbe.errorContentType() ?? "no reply"
+        if transportErrors != "application/problem+json" {
+            logger.warning("""
+                libevent answers the requests it rejects by itself with \(transportErrors), not \
+                application/problem+json: the evhttp_send_error override did not take effect
+                """)
+        }
 
         let port: Int
         do {
@@ -178,7 +210,8 @@ struct Serve: ParsableCommand {
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
-            allocator mimalloc \(Self.mimallocVersion)
+            allocator mimalloc \(Self.mimallocVersion); transport errors as \(transportErrors) \
+            (evhttp_send_error override \(transportErrors == "application/problem+json" ? "in effect" : "NOT in effect"))
             """)
         do {
             try server.run()
@@ -205,9 +238,12 @@ struct Serve: ParsableCommand {
         if let maxBodyBytes { settings.maxBodyBytes = maxBodyBytes }
         if let maxHeaderBytes { settings.maxHeaderBytes = maxHeaderBytes }
         if let timeoutSeconds { settings.timeoutSeconds = timeoutSeconds }
+        if let requestDeadlineSeconds { settings.requestDeadlineSeconds = requestDeadlineSeconds }
+        if let maxConnections { settings.maxConnections = maxConnections }
         if let shutdownGraceSeconds { settings.shutdownGraceSeconds = shutdownGraceSeconds }
         if let backlog { settings.backlog = backlog }
         if let logLevel { settings.logLevel = logLevel }
+        if let logFormat { settings.logFormat = logFormat }
         if let lockDirectory { settings.lockDirectory = lockDirectory }
         if let maxViews { settings.maxViews = maxViews }
         if let maxConstraints { settings.maxConstraints = maxConstraints }
@@ -226,6 +262,8 @@ struct Serve: ParsableCommand {
         configuration.threads = settings.threads
         configuration.backlog = settings.backlog
         configuration.timeoutSeconds = settings.timeoutSeconds
+        configuration.requestDeadlineSeconds = settings.requestDeadlineSeconds
+        configuration.maxConnections = settings.maxConnections
         configuration.maxBodyBytes = settings.transportMaxBodyBytes
         configuration.maxHeaderBytes = settings.maxHeaderBytes
         configuration.shutdownGraceSeconds = settings.shutdownGraceSeconds

@@ -1,4 +1,5 @@
 import EventHTTP
+import Primitives
 import Foundation
 import Testing
 
@@ -345,7 +346,7 @@ struct EventHTTPTests {
     @Test("problem responses are JSON with escaped text")
     func problemResponse() {
         let response = HTTPResponse.problem(status: 422, type: "/problems/x", detail: "bad \"quote\"\n")
-        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(response.head?.header("Content-Type") == "application/problem+json")
         let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         #expect(object?["title"] as? String == "Unprocessable Content")
         #expect(object?["detail"] as? String == "bad \"quote\"\n")

@@ -43,6 +43,7 @@ enum LayoutdBinary {
     /// and engine it serves.
     private static let watchedSources = [
         "layoutd", "EventHTTP", "CLibevent", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
+        "Storage", "SQLiteStorage",
     ]
 
     /// `swift test` recompiles the layoutd module but does not relink the executable, so after an
@@ -164,9 +165,17 @@ final class Daemon {
     private(set) var port = 0
 
     /// Starts `layoutd serve --port 0 --threads 2 <extra>` and waits for its "listening" line.
-    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20) throws {
-        process.executableURL = try LayoutdBinary.locate()
-        process.arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
+    /// `shell`: shell commands run first, in a `/bin/sh` that then execs layoutd (`ulimit -n 64`).
+    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil) throws {
+        let binary = try LayoutdBinary.locate()
+        let arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(shell); exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["LAYOUTD_CONFIG"] = nil
         process.environment = environment

@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "CEvhttpFastPaths.h"
+#include "CEventHTTPSupport.h"
 
 int layoutd_available_cpus(void) {
     cpu_set_t set;

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Storage
+
+/// The database's tables, created or migrated when a store opens (`PRAGMA user_version` is the
+/// schema's version), and the cheap checks that a file is a whole SQLite database before SQLite
+/// reads it.
+///
+/// A session's row is small and rewritten by every write; its snapshot lives in its own table so
+/// that appending a patch never rewrites the document (an updated row is written whole, blobs
+/// included); patches are keyed by (session key, revision), so a load reads them in order, in a
+/// WITHOUT ROWID table: one b-tree instead of a table and its primary-key index, so an append
+/// changes two pages (the patches' leaf and the session's), not three.
+enum SQLiteSchema {
+    static let version = 1
+
+    static let create = """
+        CREATE TABLE meta (
+            name TEXT PRIMARY KEY,
+            value INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE sessions (
+            key INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            generation INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            snapshot_revision INTEGER NOT NULL,
+            snapshot_bytes INTEGER NOT NULL,
+            patch_count INTEGER NOT NULL,
+            patch_bytes INTEGER NOT NULL,
+            delegates BLOB NOT NULL,
+            last_used REAL NOT NULL
+        );
+        CREATE TABLE snapshots (
+            key INTEGER PRIMARY KEY,
+            document BLOB NOT NULL
+        );
+        CREATE TABLE patches (
+            key INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            patch BLOB NOT NULL,
+            PRIMARY KEY (key, revision)
+        ) WITHOUT ROWID;
+        """
+
+    /// Creates the tables in a new database, checks an existing one's version and tables.
+    static func prepare(_ c: SQLiteConnection, now: Double) throws(StorageError) {
+        let found = try c.integer("PRAGMA user_version")
+        if found > version {
+            throw .unavailable("\(c.path) has schema version \(found), written by a newer layoutd (this one knows \(version))")
+        }
+        if found == 0 {
+            if try c.integer("SELECT count(*) FROM sqlite_schema") != 0 {
+                throw .corrupt(path: c.path, detail: "it holds tables but no layoutd schema version (not a layoutd session store?)")
+            }
+            try c.execute("BEGIN IMMEDIATE")
+            do {
+                try c.execute(create)
+                try c.execute("INSERT INTO meta VALUES ('last_generation', \(initialGeneration(now: now)))")
+                try c.execute("PRAGMA user_version = \(version)")
+                try c.execute("COMMIT")
+            } catch {
+                c.rollbackIfNeeded()
+                throw error
+            }
+            return
+        }
+        // Migrations from older versions go here, one step each, in a transaction.
+        let tables = Set(try c.texts("SELECT name FROM sqlite_schema WHERE type = 'table'"))
+        for table in ["meta", "sessions", "snapshots", "patches"] where !tables.contains(table) {
+            throw .corrupt(path: c.path, detail: "the table '\(table)' of schema version \(version) is missing")
+        }
+    }
+
+    /// Reads the file's header (when the file exists) and says what is wrong with it: not a SQLite
+    /// database, or shorter than the pages its header counts (truncated). Only trusted after a
+    /// clean close: with a write-ahead log holding frames, the log may hold what the file lacks,
+    /// and SQLite's recovery reads it.
+    static func checkHeader(path: String) throws(StorageError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // absent: created at open
+        let size = Int(info.st_size)
+        if size == 0 { return }  // a new database: SQLite writes its header on the first write
+        guard size >= 100, let header = readPrefix(path, 100) else {
+            throw .corrupt(path: path, detail: "the file is \(size) bytes long: too short for a SQLite database header (100 bytes)")
+        }
+        guard header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            throw .corrupt(path: path, detail: "not a SQLite database: its first 16 bytes are not \"SQLite format 3\\0\"")
+        }
+        var walInfo = stat()
+        if stat(path + "-wal", &walInfo) == 0 && walInfo.st_size > 0 { return }
+        func u32(_ at: Int) -> Int { header[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let rawPageSize = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        // The in-header page count is valid when the change counter equals "version valid for".
+        guard u32(24) == u32(92) else { return }
+        let pages = u32(28)
+        if pages * pageSize > size {
+            throw .corrupt(path: path, detail: "truncated: its header counts \(pages) pages of \(pageSize) bytes "
+                           + "(\(pages * pageSize) bytes) but the file has \(size) bytes")
+        }
+    }
+
+    private static func readPrefix(_ path: String, _ count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+        return n == count ? bytes : nil
+    }
+}

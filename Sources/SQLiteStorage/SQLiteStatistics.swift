@@ -1,0 +1,11 @@
+/// What a SQLite store has done since it opened.
+public struct SQLiteStatistics: Equatable, Sendable {
+    /// Writes acknowledged (each create, patch, snapshot, delete…).
+    public var writes = 0
+    /// Transactions committed: with `always`, each is one fsync of the log shared by its writes.
+    public var commits = 0
+    /// Explicit syncs: commits with `always`, the once-a-second fsyncs with `everysec`.
+    public var syncs = 0
+    /// The most writes one commit carried.
+    public var largestBatch = 0
+}

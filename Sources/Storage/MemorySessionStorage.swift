@@ -1,0 +1,172 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `SessionStorage` in this process's memory: `store: "memory"` (nothing survives a restart) and
+/// the reference the SQLite store is tested against. The same fencing and snapshot rules.
+public final class MemorySessionStorage: SessionStorage {
+    private struct Record {
+        var session: StoredSession
+        var patchBytes: Int
+    }
+
+    private struct State {
+        var records: [String: Record] = [:]
+        var lastGeneration: UInt64
+        var closed = false
+    }
+
+    private let state: Mutex<State>
+    public let policy: SnapshotPolicy
+    private let clock: @Sendable () -> Double
+
+    public init(policy: SnapshotPolicy = SnapshotPolicy(), clock: @escaping @Sendable () -> Double = wallClock) {
+        self.policy = policy
+        self.clock = clock
+        self.state = Mutex(State(lastGeneration: initialGeneration(now: clock())))
+    }
+
+    /// Runs `body` on the records unless the store is closed.
+    private func withOpen<R>(_ body: (inout State) throws(StorageError) -> R) throws(StorageError) -> R {
+        try state.withLock { (s: inout State) throws(StorageError) -> R in
+            if s.closed { throw StorageError.unavailable("the memory store is closed") }
+            return try body(&s)
+        }
+    }
+
+    private static func stored(_ r: Record?) -> Fence.Stored? {
+        r.map { ($0.session.generation, $0.session.revision) }
+    }
+
+    public func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
+        let now = clock()
+        return try withOpen { (s: inout State) throws(StorageError) -> UInt64 in
+            try Fence.create(id, stored: Self.stored(s.records[id]))
+            s.lastGeneration += 1
+            s.records[id] = Record(session: StoredSession(id: id, generation: s.lastGeneration, revision: revision,
+                                                          snapshot: document, snapshotRevision: revision, patches: [],
+                                                          delegates: delegates, lastUsed: now), patchBytes: 0)
+            return s.lastGeneration
+        }
+    }
+
+    public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
+                        delegates: [String: Bool]) throws(StorageError) {
+        let now = clock()
+        try withOpen { (s: inout State) throws(StorageError) in
+            try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+            s.records[id] = Record(session: StoredSession(id: id, generation: generation, revision: revision,
+                                                          snapshot: document, snapshotRevision: revision, patches: [],
+                                                          delegates: delegates, lastUsed: now), patchBytes: 0)
+        }
+    }
+
+    @discardableResult
+    public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                            delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+        let now = clock()
+        return try withOpen { (s: inout State) throws(StorageError) -> AppendResult in
+            try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+            // In place (the fence made sure it exists): a copy of the record would copy its patches.
+            s.records[id]!.session.revision = revision
+            s.records[id]!.session.patches.append(StoredPatch(revision: revision, bytes: patch))
+            s.records[id]!.patchBytes += patch.count
+            if let delegates { s.records[id]!.session.delegates = delegates }
+            s.records[id]!.session.lastUsed = now
+            let r = s.records[id]!
+            return AppendResult(snapshotDue: policy.isDue(patchCount: r.session.patches.count, patchBytes: r.patchBytes,
+                                                          snapshotBytes: r.session.snapshot.count))
+        }
+    }
+
+    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+        try withOpen { (s: inout State) throws(StorageError) in
+            try Fence.current(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+            s.records[id]!.session.snapshot = document
+            s.records[id]!.session.snapshotRevision = revision
+            s.records[id]!.session.patches = []
+            s.records[id]!.patchBytes = 0
+        }
+    }
+
+    public func delete(id: String, generation: UInt64) throws(StorageError) {
+        try withOpen { (s: inout State) throws(StorageError) in
+            try Fence.generation(id, generation, stored: Self.stored(s.records[id]))
+            s.records[id] = nil
+        }
+    }
+
+    public func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
+        try withOpen { (s: inout State) throws(StorageError) in
+            try Fence.generation(id, generation, stored: Self.stored(s.records[id]))
+            s.records[id]!.session.lastUsed = time
+        }
+    }
+
+    public func load(id: String) throws(StorageError) -> StoredSession? {
+        try withOpen { (s: inout State) throws(StorageError) -> StoredSession? in s.records[id]?.session }
+    }
+
+    public func count() throws(StorageError) -> Int {
+        try withOpen { (s: inout State) throws(StorageError) -> Int in s.records.count }
+    }
+
+    public func ids(after: String?, limit: Int) throws(StorageError) -> [String] {
+        // A sort of every id per page: fine for tests and `store: "memory"` (bounded by maxSessions).
+        try withOpen { (s: inout State) throws(StorageError) -> [String] in
+            let all = s.records.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let start = after.map { a in all.firstIndex { !$0.utf8.lexicographicallyPrecedes(a.utf8) && $0 != a } ?? all.endIndex } ?? 0
+            return Array(all[start...].prefix(max(0, limit)))
+        }
+    }
+
+    @discardableResult
+    public func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport {
+        let pending = try withOpen { (s: inout State) throws(StorageError) -> [StoredSession] in
+            s.records.values.map(\.session).filter { !$0.patches.isEmpty }
+        }
+        var report = CompactionReport(sessionsFolded: 0, patchesFolded: 0, failures: [], fileBytesBefore: 0, fileBytesAfter: 0)
+        for session in pending {
+            do {
+                let document = try replay(session.snapshot, session.patches)
+                try saveSnapshot(id: session.id, generation: session.generation, revision: session.revision, document: document)
+                report.sessionsFolded += 1
+                report.patchesFolded += session.patches.count
+            } catch StorageError.conflict {
+                continue  // changed meanwhile: its next snapshot is the writer's business
+            } catch {
+                report.failures.append("session '\(session.id)': \(error)")
+            }
+        }
+        return report
+    }
+
+    public func check() throws(StorageError) -> StorageCheck {
+        try withOpen { (s: inout State) throws(StorageError) -> StorageCheck in
+            var problems: [String] = []
+            var patches = 0, snapshotBytes = 0
+            for r in s.records.values {
+                patches += r.session.patches.count
+                snapshotBytes += r.session.snapshot.count
+                let expected = Array(r.session.snapshotRevision + 1 ..< r.session.revision + 1)
+                if r.session.patches.map(\.revision) != expected {
+                    problems.append("session '\(r.session.id)': patches are not revisions \(expected)")
+                }
+            }
+            return StorageCheck(problems: problems, sessions: s.records.count, patches: patches,
+                                snapshotBytes: snapshotBytes, fileBytes: 0)
+        }
+    }
+
+    public func close() {
+        state.withLock { $0.closed = true }
+    }
+}
+
+/// Seconds since 1970 from the system's real-time clock.
+@Sendable public func wallClock() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_REALTIME, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}

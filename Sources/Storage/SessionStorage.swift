@@ -1,0 +1,123 @@
+/// Where sessions are kept between requests and across restarts: one record per session (its
+/// snapshot, the merge patches after it, its revision, generation and delegate memory).
+///
+/// Every write is fenced (see `Conflict`): it names the generation and revision it builds on and
+/// fails with `StorageError.conflict`, changing nothing, when the store holds something else. A
+/// write that returns is as durable as the store's `StorageSync` promises; one that throws changed
+/// nothing. Methods may be called from any thread; writes to one session are serialised by the
+/// caller (the session's lock), writes to different sessions may share a commit.
+public protocol SessionStorage: AnyObject, Sendable {
+    /// Stores a new session (POST, or PUT of an absent id) at `revision` with its whole canonical
+    /// document. Answers its generation, new to this id (greater than any the id had before).
+    /// A conflict when the id is stored already.
+    func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64
+
+    /// Replaces the document of (id, generation) with a whole canonical document at `revision`
+    /// (PUT of another document), which must be the stored revision + 1; drops its patches.
+    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
+                 delegates: [String: Bool]) throws(StorageError)
+
+    /// Appends the merge patch that made `revision` (a PATCH): a record of the patch's size,
+    /// whatever the document's. `delegates` nil: unchanged. Answers whether a snapshot is due
+    /// (`SnapshotPolicy`): the caller then hands the document at `revision` to `saveSnapshot`,
+    /// which bounds what a load replays. Not saving one is safe, only slower to load.
+    @discardableResult
+    func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult
+
+    /// Makes `document` (the canonical document at `revision`, the stored revision) the session's
+    /// snapshot and drops the patches it folds in.
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError)
+
+    /// Removes the session from the store (DELETE, expiry); its records leave the disk.
+    func delete(id: String, generation: UInt64) throws(StorageError)
+
+    /// Records that the session was used at `time` (seconds since 1970) without a change, for idle
+    /// expiry across restarts. Not fenced on the revision; cheap, and may be batched by the caller.
+    func touch(id: String, generation: UInt64, at time: Double) throws(StorageError)
+
+    /// The stored session, nil when there is none.
+    func load(id: String) throws(StorageError) -> StoredSession?
+
+    /// How many sessions are stored.
+    func count() throws(StorageError) -> Int
+
+    /// Up to `limit` stored ids greater than `after` (nil: from the first), in ascending byte order:
+    /// pages over every session without holding them all.
+    func ids(after: String?, limit: Int) throws(StorageError) -> [String]
+
+    /// Folds every session's patches into a new snapshot (with `replay`, the API's own rule) and
+    /// gives free space back to the file system.
+    @discardableResult
+    func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport
+
+    /// Checks the store's integrity and its records' consistency, and counts what it holds.
+    func check() throws(StorageError) -> StorageCheck
+
+    /// Makes every acknowledged change durable and releases the store; later calls answer
+    /// `StorageError.unavailable`.
+    func close()
+}
+
+/// What `appendPatch` answers.
+public struct AppendResult: Equatable, Sendable {
+    /// The caller should `saveSnapshot` the document at this revision.
+    public var snapshotDue: Bool
+    public init(snapshotDue: Bool) { self.snapshotDue = snapshotDue }
+}
+
+/// When durability is bought with an fsync: Redis's `appendfsync` words and promises.
+public enum StorageSync: String, CaseIterable, Sendable {
+    /// Each acknowledged change is on disk (fsynced) before its call returns; concurrent changes
+    /// share one fsync (group commit). A crash of the machine loses nothing acknowledged.
+    case always
+    /// Each change is written to the operating system before its call returns (a crash of the
+    /// process loses nothing) and fsynced within about a second (a crash of the machine or a power
+    /// loss may lose the last second).
+    case everysec
+    /// Written to the operating system, never fsynced by the store: the kernel writes it back when
+    /// it chooses (typically within 30 s on Linux); a crash of the process loses nothing.
+    case never
+}
+
+/// What `check` found.
+public struct StorageCheck: Equatable, Sendable {
+    /// Everything wrong, one sentence each (which file or record, what is wrong); empty: intact.
+    public var problems: [String]
+    public var sessions: Int
+    public var patches: Int
+    /// The snapshots' total size (about the live canonical documents).
+    public var snapshotBytes: Int
+    /// The store's files on disk (the database and its journal), 0 in memory.
+    public var fileBytes: Int
+
+    public init(problems: [String], sessions: Int, patches: Int, snapshotBytes: Int, fileBytes: Int) {
+        self.problems = problems
+        self.sessions = sessions
+        self.patches = patches
+        self.snapshotBytes = snapshotBytes
+        self.fileBytes = fileBytes
+    }
+
+    public var isIntact: Bool { problems.isEmpty }
+}
+
+/// What `compact` did.
+public struct CompactionReport: Equatable, Sendable {
+    /// Sessions whose patches were folded into a new snapshot, and how many patches that was.
+    public var sessionsFolded: Int
+    public var patchesFolded: Int
+    /// Sessions whose patches could not be replayed (left as they were), with why.
+    public var failures: [String]
+    /// The store's files before and after.
+    public var fileBytesBefore: Int
+    public var fileBytesAfter: Int
+
+    public init(sessionsFolded: Int, patchesFolded: Int, failures: [String], fileBytesBefore: Int, fileBytesAfter: Int) {
+        self.sessionsFolded = sessionsFolded
+        self.patchesFolded = patchesFolded
+        self.failures = failures
+        self.fileBytesBefore = fileBytesBefore
+        self.fileBytesAfter = fileBytesAfter
+    }
+}

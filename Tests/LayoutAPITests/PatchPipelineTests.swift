@@ -1,0 +1,127 @@
+import TestSupport
+import Testing
+import JSON
+import LayoutModel
+@testable import LayoutAPI
+
+/// Whatever way a PATCH goes through the pipeline (the byte lane's constant or sizes, a lane body
+/// the lane cannot apply, a member splice, the whole document), its answer is the one the general
+/// path gives: the same patch made to take the whole-document path, on a twin session. And the
+/// session afterwards is a fresh solve of the patched document.
+@Suite("One PATCH pipeline: every way equals the general path")
+struct PatchPipelineTests {
+    /// Patches on `Docs.stack`, by the way they go.
+    static let stackPatches: [String] = [
+        // The byte lane applies: a constant, a root's sizes (height written first), a non-root
+        // view's given width, a number already stored (unchanged).
+        #"{"constraints":{"h-top":{"constant":14}}}"#,
+        #"{"constraints":{"b-wide":{"constant":150}}}"#,
+        #"{"views":{"root":{"frame":{"width":360}}}}"#,
+        #"{"views":{"root":{"frame":{"height":280,"width":380}}}}"#,
+        #"{"views":{"badge":{"frame":{"width":24}}}}"#,
+        #"{"constraints":{"h-top":{"constant":10}}}"#,
+        // The byte lane reads them but cannot apply them: an expression entry, an entry that does
+        // not exist, a number out of range, sizes a view's frame does not give (height first: the
+        // order the merge keeps), a negative size, a view that does not exist.
+        #"{"constraints":{"h-sides":{"constant":3}}}"#,
+        #"{"constraints":{"badge-lead":{"constant":3}}}"#,
+        #"{"constraints":{"nobody":{"constant":1}}}"#,
+        #"{"constraints":{"h-top":{"constant":1e400}}}"#,
+        #"{"views":{"a":{"frame":{"height":5,"width":3}}}}"#,
+        #"{"views":{"header":{"frame":{"width":-5}}}}"#,
+        #"{"views":{"nobody":{"frame":{"width":20}}}}"#,
+        #"{"views":{"root":{"frame":{"width":1e400}}}}"#,
+        // Member splices, valid and not.
+        #"{"views":{"a":{"hidden":true}}}"#,
+        #"{"constraints":{"a-top":{"constant":2},"b-left":{"constant":30}}}"#,
+        #"{"constraints":{"h-height":{"constant":50,"priority":250}}}"#,
+        #"{"views":{"a":{"hidden":true}},"constraints":{"a-top":{"constant":30}}}"#,
+        #"{"constraints":{"h-height":{"constant":"tall"}}}"#,
+        // The whole document.
+        #"{"delegate":{"b-wide":true}}"#,
+        #"{"views":{"c":{"parent":"root"}},"constraints":{"c-w":"c.width == 10","c-p":"c.cornerTL == root.cornerTL"}}"#,
+        #"{"constraints":{"h-top":null,"h-top2":"header.top == root.top + 4"}}"#,
+        #"{"constraints":{"conflict":"header.height == 60"}}"#,
+    ]
+
+    /// Patches on `NumberPatchBodyTests.rulesDocument`: activation rules, a `when` rule, a cap that
+    /// conflicts (or not).
+    static let rulePatches: [String] = [
+        #"{"constraints":{"vis":{"constant":5}}}"#,
+        #"{"constraints":{"inv":{"constant":7}}}"#,
+        #"{"constraints":{"wide":{"constant":250}}}"#,
+        #"{"constraints":{"cap":{"constant":100}}}"#,
+        #"{"constraints":{"cap":{"constant":400}}}"#,
+        #"{"constraints":{"soft":{"constant":12}}}"#,
+        #"{"views":{"root":{"frame":{"width":640}}}}"#,
+        #"{"views":{"root":{"frame":{"width":420,"height":380}}}}"#,
+        #"{"views":{"b":{"hidden":false}}}"#,
+        #"{"views":{"c":{"frame":{"width":30}}}}"#,
+    ]
+
+    static let queries = ["", "frames=all", "coordinates=absolute", "strict=true"]
+
+    /// `patch` with a top-level member the documents do not have, removed: the same patched
+    /// document, but `PatchPlan.classify` sends it through the whole document (and the byte lane
+    /// does not read it).
+    static func general(_ patch: String) -> String {
+        "{\"zz-general\":null," + patch.dropFirst()
+    }
+
+    /// The answer's text before its `stats` (the general path's counts are its own).
+    static func withoutStats(_ text: String) -> Substring {
+        text.range(of: #","stats":"#).map { text[..<$0.lowerBound] } ?? text[...]
+    }
+
+    static func expectSameAsGeneral(_ document: String, _ patch: String, _ query: String,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let general = Self.general(patch)
+        let (canonical, system) = try PatchPlanTests.setup(document)
+        var context: MemberContext?
+        guard case .general = PatchPlan.classify(try JSONParser.parse(general), canonical: CanonicalDocument(canonical),
+                                                 system: system, context: &context, limits: .default) else {
+            Issue.record("\(general) is not classified general", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(NumberPatch.body(Array(general.utf8)) == nil, sourceLocation: sourceLocation)
+        let c = Client()
+        #expect(c.put("pipeline", document).status == 201, sourceLocation: sourceLocation)
+        #expect(c.put("general", document).status == 201, sourceLocation: sourceLocation)
+        let a = c.patch("/v1/sessions/pipeline", patch, query: query)
+        let b = c.patch("/v1/sessions/general", general, query: query)
+        let label = "\(patch) ?\(query)"
+        #expect(a.status == b.status, "\(label): \(a.text.prefix(300))", sourceLocation: sourceLocation)
+        #expect(a.header("ETag") == b.header("ETag"), "\(label)", sourceLocation: sourceLocation)
+        #expect(Self.withoutStats(a.text) == Self.withoutStats(b.text), "\(label)", sourceLocation: sourceLocation)
+        let ga = c.send("GET", "/v1/sessions/pipeline"), gb = c.send("GET", "/v1/sessions/general")
+        #expect(ga.text.replacingOccurrences(of: #""id":"pipeline""#, with: #""id":"general""#) == gb.text,
+                "\(label): the sessions differ afterwards", sourceLocation: sourceLocation)
+        guard a.status == 200 else { return }
+        // Both equal a fresh solve of the patched document, whose canonical text they hold.
+        T.expectSameAsFresh(c, "pipeline", label, sourceLocation: sourceLocation)
+        let patched = canonical.applyingMergePatch(try JSONParser.parse(patch))
+        #expect(c.put("fresh", T.text(patched)).status == 201, "\(label)", sourceLocation: sourceLocation)
+        #expect(T.json(ga)["document"] == T.json(c.send("GET", "/v1/sessions/fresh"))["document"], "\(label)",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("patches on a form: the pipeline answers what the general path answers", arguments: stackPatches)
+    func stack(_ patch: String) throws {
+        for query in Self.queries { try Self.expectSameAsGeneral(Docs.stack, patch, query) }
+    }
+
+    @Test("patches under activation rules, with and without a conflict", arguments: rulePatches)
+    func rules(_ patch: String) throws {
+        for cap in [300, 150] {
+            for query in Self.queries {
+                try Self.expectSameAsGeneral(NumberPatchBodyTests.rulesDocument(cap: cap), patch, query)
+            }
+        }
+    }
+
+    @Test("a lane body the lane cannot apply is classified from the values it read, in written order")
+    func laneTree() throws {
+        let body = try #require(NumberPatch.body(Array(#"{"views":{"a":{"frame":{"height":5,"width":3}}}}"#.utf8)))
+        #expect(T.text(body.tree) == #"{"views":{"a":{"frame":{"height":5,"width":3}}}}"#)
+    }
+}
