@@ -176,21 +176,39 @@ extension LayoutSystem {
     }
 
     /// Views whose returned frame values could differ in another optimal solution.
+    ///
+    /// A view's frame reads its own four variables and its parent's minX and minY, so a direction
+    /// can only move the views that read one of the variables it moves: each direction looks at
+    /// those alone (asking every view of every direction was quadratic: 20,000 views left free,
+    /// each with its own directions, took half a minute).
     var ambiguousViews: [String] {
         let directions = solver.freeDirections()
         if directions.isEmpty { return [] }
-        var out: [String] = []
-        for view in document.views {
-            guard let v = variables[view.id] else { continue }
+        var readers: [Int32: [Int]] = [:]  // variable index → positions of the views that read it
+        var frameVariables: [(own: ViewVariables, parent: ViewVariables?)?] = []
+        frameVariables.reserveCapacity(document.views.count)
+        for (i, view) in document.views.enumerated() {
+            guard let v = variables[view.id] else { frameVariables.append(nil); continue }
             let parent = view.parent.flatMap { variables[$0] }
-            let moves = directions.contains { d in
-                let dx = d.rate(v.minX) - (parent.map { d.rate($0.minX) } ?? 0)
-                let dy = d.rate(v.minY) - (parent.map { d.rate($0.minY) } ?? 0)
-                return abs(dx) > 1e-9 || abs(dy) > 1e-9 || abs(d.rate(v.width)) > 1e-9 || abs(d.rate(v.height)) > 1e-9
-            }
-            if moves { out.append(view.id) }
+            frameVariables.append((v, parent))
+            for x in [v.minX, v.minY, v.width, v.height] { readers[x.index, default: []].append(i) }
+            if let parent { for x in [parent.minX, parent.minY] { readers[x.index, default: []].append(i) } }
         }
-        return out
+        // A rate this small is the solver's rounding, not a move (its zero tolerance).
+        let noise = 1e-9
+        var ambiguous = [Bool](repeating: false, count: document.views.count)
+        for d in directions {
+            for (variable, _) in d.rates {
+                for i in readers[variable.index] ?? [] where !ambiguous[i] {
+                    guard let (v, parent) = frameVariables[i] else { continue }
+                    let dx = d.rate(v.minX) - (parent.map { d.rate($0.minX) } ?? 0)
+                    let dy = d.rate(v.minY) - (parent.map { d.rate($0.minY) } ?? 0)
+                    ambiguous[i] = abs(dx) > noise || abs(dy) > noise || abs(d.rate(v.width)) > noise
+                        || abs(d.rate(v.height)) > noise
+                }
+            }
+        }
+        return document.views.indices.filter { ambiguous[$0] }.map { document.views[$0].id }
     }
 
     /// Entries switched off: `active: false`, or a rule that switches every item off (computed;
