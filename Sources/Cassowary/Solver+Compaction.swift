@@ -64,6 +64,9 @@ extension Array {
     /// This array without spare capacity (itself when it has none).
     func exactlySized() -> [Element] {
         if capacity == count { return self }
+        // Not through `unsafeUninitializedCapacity` when empty: that writes the count of the
+        // shared empty-array storage, which every thread compacting an empty array writes at once.
+        if isEmpty { return [] }
         return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             _ = buffer.initialize(from: self)
             initialized = count
