@@ -77,6 +77,7 @@ struct AttackFixTests {
         healthz = probed.seconds
         #expect(try patcher.readResponse().status == 200)
         patch = Date().timeIntervalSince(started)
+        print("dormant wake: PATCH \(patch * 1000) ms, /healthz meanwhile \(healthz * 1000) ms")
         #expect(healthz < 0.1, "GET /healthz took \(healthz) s while the wake (\(patch) s) ran")
         #expect(patch > healthz)
     }
@@ -102,7 +103,7 @@ struct AttackFixTests {
         peak = max(peak, Self.residentKiB(daemon))
         // Each event is ~20 KB: unbounded, 1,000 edits would be 20 MB in the never-read stream.
         #expect(edits >= 1_000, "only \(edits) edits in 40 s")
-        #expect(peak - before < 48 << 10, "RSS grew from \(before) KiB to \(peak) KiB over \(edits) edits")
+        #expect(peak - before < 16 << 10, "RSS grew from \(before) KiB to \(peak) KiB over \(edits) edits")
         #expect(daemon.stderr.contains("the client is not reading; ending the stream"))
         let probe = try daemon.connect(timeoutSeconds: 5)
         let probed = try Self.timed { try probe.get("/healthz") }
