@@ -7,7 +7,10 @@ extension LayoutAPI {
     /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
     func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard let session = store.lookup(id), session.liveRevision != nil else {
+        // `withState` wakes a dormant session here, in the handler, which the daemon runs off the
+        // worker's loop when the wake is expensive (`isExpensive`); waking it when the stream
+        // opens would solve it on the loop.
+        guard let session = store.lookup(id), session.withState({ $0.alive }) else {
             return Problems.sessionNotFound(id)
         }
         var response = APIResponse(status: 200, headers: [
