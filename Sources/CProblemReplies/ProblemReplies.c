@@ -116,6 +116,7 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     evhttp_clear_headers(headers);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");
     evhttp_add_header(headers, "Connection", "close");
+    evhttp_add_header(headers, "X-Content-Type-Options", "nosniff");
     evhttp_send_reply(req, error, reason, body);
     evbuffer_free(body);
 }

@@ -50,8 +50,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Whether ``HTTPServer/run()`` shuts down on SIGINT and SIGTERM. Only one running server per
     /// process may handle signals; others stop through ``HTTPServer/shutdown()``.
     public var handleSignals: Bool = true
-    /// A stream whose client has not yet taken this many bytes is ended (slow consumer).
-    public var maxStreamBufferBytes: Int = 4 << 20
+    /// A stream whose client has not yet taken this many bytes is ended (slow consumer). 1 MiB
+    /// (was 4): a subscriber that never reads costs about this much until it is dropped, so 20 of
+    /// them on a 300-view form peaked at +16 MiB of RSS instead of +91 MiB (docs/robustness.md).
+    public var maxStreamBufferBytes: Int = 1 << 20
     /// Receives the server's own messages: shutdown progress, a dropped response header, a
     /// stream ended for a slow consumer... Called on whichever thread noticed.
     public var log: (@Sendable (HTTPServerLogLevel, String) -> Void)? = nil

@@ -147,17 +147,24 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
+    /// Queues `bytes` as one chunk, by reference (the caller's array is shared, not copied: an
+    /// SSE event goes to every subscriber as the same bytes). A client whose unsent output would
+    /// exceed `maxStreamBufferBytes` is cut off (`.slowConsumer`), so a stream that is never read
+    /// holds at most that much; a chunk into an empty buffer always goes, so one event larger
+    /// than the limit (the first snapshot of a 20,000-view session) does not end a stream.
     private func write(_ bytes: [UInt8]) {
         guard let request, let connection, let worker else { return }
         if let bufferevent = evhttp_connection_get_bufferevent(connection),
-           let pending = bufferevent_get_output(bufferevent),
-           evbuffer_get_length(pending) + bytes.count > worker.configuration.maxStreamBufferBytes {
-            worker.report(.warning, "stream \(id): the client is not reading; ending the stream")
-            finishOnLoop(reason: .slowConsumer)
-            return
+           let pending = bufferevent_get_output(bufferevent) {
+            let waiting = evbuffer_get_length(pending)
+            if waiting > 0, waiting + bytes.count > worker.configuration.maxStreamBufferBytes {
+                worker.report(.warning, "stream \(id): the client is not reading; ending the stream")
+                finishOnLoop(reason: .slowConsumer)
+                return
+            }
         }
         guard let chunk = evbuffer_new() else { return }
-        bytes.withUnsafeBytes { raw in _ = evbuffer_add(chunk, raw.baseAddress, raw.count) }
+        addShared(bytes, to: chunk)
         evhttp_send_reply_chunk(request, chunk)
         evbuffer_free(chunk)
         lastWriteAt = MonotonicTime.now.seconds

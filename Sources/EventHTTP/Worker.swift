@@ -486,6 +486,7 @@ final class Worker: @unchecked Sendable {
         if !hasDate {
             date.withCurrent { _ = evhttp_add_header(output, "Date", $0) }
         }
+        addNoSniff(to: output)
         // Written to the socket before this returns when it has room (see SendNow.c): two
         // `epoll_ctl` calls and a turn of the loop fewer per request.
         HTTPResponse.reasonPhrase(for: status).withCString { reason in
@@ -495,19 +496,9 @@ final class Worker: @unchecked Sendable {
 
     /// Hands the body to libevent by reference instead of copying it: the answer is written once
     /// (by the handler) and sent from there, without a second buffer of its size being allocated
-    /// and filled per request. The bytes stay alive in a `ResponseBody` until libevent has sent
-    /// or dropped them and calls `releaseResponseBody`.
+    /// and filled per request.
     private func addBody(_ body: [UInt8], to buffer: OpaquePointer) {
-        let owner = ResponseBody(body)
-        let retained = Unmanaged.passRetained(owner).toOpaque()
-        // The array is never mutated while `owner` lives, so its storage does not move.
-        let added = owner.bytes.withUnsafeBytes { raw in
-            evbuffer_add_reference(buffer, raw.baseAddress, raw.count, releaseResponseBody, retained)
-        }
-        if added != 0 {
-            // Not added (out of memory): libevent did not take the reference.
-            Unmanaged<ResponseBody>.fromOpaque(retained).release()
-        }
+        addShared(body, to: buffer)
     }
 
     private func addContentLength(_ length: Int, to output: UnsafeMutablePointer<evkeyvalq>?) {
@@ -539,9 +530,18 @@ final class Worker: @unchecked Sendable {
         }
     }
 
+    /// `X-Content-Type-Options: nosniff` on every answer: a browser must take each body as its
+    /// `Content-Type` says (a JSON error echoing input is never run as a script or page).
+    private func addNoSniff(to output: UnsafeMutablePointer<evkeyvalq>?) {
+        if evhttp_find_header(output, "X-Content-Type-Options") == nil {
+            evhttp_add_header(output, "X-Content-Type-Options", "nosniff")
+        }
+    }
+
     private func openStream(_ req: OpaquePointer, connection: OpaquePointer, head: HTTPHead, start: HTTPStreamStart) {
         let output = evhttp_request_get_output_headers(req)
         addHeaders(head.headers, to: output)
+        addNoSniff(to: output)
         if head.header("Connection") == nil {
             evhttp_add_header(output, "Connection", "close")
         }
@@ -564,7 +564,24 @@ private struct PendingRequest: @unchecked Sendable {
     let connection: OpaquePointer?
 }
 
-/// A response body lent to libevent (see `Worker.addBody`).
+/// Adds `bytes` to `buffer` by reference, without copying them: the array's storage stays alive
+/// in a `ResponseBody` until libevent has sent or dropped it and calls `releaseResponseBody`.
+/// Response bodies and stream chunks (one SSE event's bytes shared by every subscriber) go
+/// this way.
+func addShared(_ bytes: [UInt8], to buffer: OpaquePointer) {
+    let owner = ResponseBody(bytes)
+    let retained = Unmanaged.passRetained(owner).toOpaque()
+    // The array is never mutated while `owner` lives, so its storage does not move.
+    let added = owner.bytes.withUnsafeBytes { raw in
+        evbuffer_add_reference(buffer, raw.baseAddress, raw.count, releaseResponseBody, retained)
+    }
+    if added != 0 {
+        // Not added (out of memory): libevent did not take the reference.
+        Unmanaged<ResponseBody>.fromOpaque(retained).release()
+    }
+}
+
+/// Bytes lent to libevent (see `addShared`).
 private final class ResponseBody {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }

@@ -28,12 +28,24 @@ public struct APIConfiguration: Sendable {
     /// Deepest nesting of arrays/objects accepted in a body; deeper is a 400. Default 64 (a
     /// layout document needs about 6).
     public var maxJSONDepth: Int
+    /// Most open event streams (`GET …/events`) on one session; one more is a 429 with
+    /// `Retry-After`. Default 100: each revision is written to every subscriber on its worker.
+    public var maxSubscribersPerSession: Int
+    /// Most open event streams over all sessions; one more is a 503 with `Retry-After`.
+    /// Default 1 000.
+    public var maxSubscribers: Int
+    /// A request whose body is at least this large, or that wakes a dormant session whose
+    /// document text is at least this large, is expensive (`LayoutAPI.isExpensive`): the daemon
+    /// answers it off the worker's loop. Default 64 KiB (a document of that size costs 3 ms or
+    /// more to parse, validate and solve).
+    public var expensiveBytes: Int
     /// Seconds on a monotonic clock; injected by tests of expiry. Default: `ContinuousClock`.
     public var clock: @Sendable () -> Double
 
     public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
                 maxSessions: Int = 10_000, maxResidentSessions: Int = 0, sessionIdleTimeoutSeconds: Double = 900,
                 corsOrigins: [String] = [], maxJSONDepth: Int = 64,
+                maxSubscribersPerSession: Int = 100, maxSubscribers: Int = 1_000, expensiveBytes: Int = 64 << 10,
                 clock: @escaping @Sendable () -> Double = APIConfiguration.monotonicSeconds) {
         self.maxBodyBytes = maxBodyBytes
         self.maxViews = maxViews
@@ -43,6 +55,9 @@ public struct APIConfiguration: Sendable {
         self.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds
         self.corsOrigins = corsOrigins
         self.maxJSONDepth = maxJSONDepth
+        self.maxSubscribersPerSession = maxSubscribersPerSession
+        self.maxSubscribers = maxSubscribers
+        self.expensiveBytes = expensiveBytes
         self.clock = clock
     }
 

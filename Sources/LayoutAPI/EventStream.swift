@@ -7,8 +7,9 @@ import LayoutEngine
 /// The API stays socket-free: the daemon implements this on top of EventHTTP's `HTTPStream`,
 /// tests with an in-memory fake. Every method may be called from any thread.
 public protocol SSESink: Sendable {
-    /// Sends one event: optional `event:` and `id:` lines, `data` as `data:` lines, a blank line.
-    func sendEvent(data: String, event: String?, id: String?)
+    /// Sends one event (its `bytes`, shared with the other subscribers: the sink must not need a
+    /// copy of its own).
+    func send(_ event: SSEEvent)
     /// Runs `job` on the thread that writes the stream, in the order the jobs were given (at once
     /// when the caller is already that thread). Returns false when the stream's thread is gone
     /// and the job was dropped. The API sends from inside these jobs only, so events of
@@ -72,9 +73,9 @@ final class SessionEvents: @unchecked Sendable {
             if absolute { s.lastAbsolute = frames } else { s.lastRelative = frames }
             return sub
         }
-        subscriber.post(.revision(Self.revisionData(revision: st.revision, all: true, frames: frames,
-                                                    removed: [], diagnostics: st.diagnostics),
-                                  revision: st.revision))
+        subscriber.post(.event(Self.revisionEvent(Self.revisionData(revision: st.revision, all: true, frames: frames,
+                                                                    removed: [], diagnostics: st.diagnostics),
+                                                  revision: st.revision)))
         return subscriber.token
     }
 
@@ -92,30 +93,29 @@ final class SessionEvents: @unchecked Sendable {
     /// with the session's state lock held, after every change of revision.
     func publish(_ st: SessionState) {
         guard everSubscribed else { return }
-        typealias Work = (subscribers: [Subscriber], relative: String?, absolute: String?)
+        // Each kind's event is encoded once and shared by its subscribers (see `SSEEvent`).
+        typealias Work = (subscribers: [Subscriber], relative: SSEEvent?, absolute: SSEEvent?)
         let work: Work? = state.withLock { s in
             if s.subscribers.isEmpty {
                 s.lastRelative = nil
                 s.lastAbsolute = nil
                 return nil
             }
-            var relative: String?, absolute: String?
+            var relative: SSEEvent?, absolute: SSEEvent?
             if let before = s.lastRelative {
-                relative = Self.delta(before, st.frames, st)
+                relative = Self.revisionEvent(Self.delta(before, st.frames, st), revision: st.revision)
                 s.lastRelative = st.frames
             }
             if let before = s.lastAbsolute {
                 let after = st.system.frames(.absolute)
-                absolute = Self.delta(before, after, st)
+                absolute = Self.revisionEvent(Self.delta(before, after, st), revision: st.revision)
                 s.lastAbsolute = after
             }
             return (s.subscribers, relative, absolute)
         }
         guard let work else { return }
         for sub in work.subscribers {
-            if let data = sub.absolute ? work.absolute : work.relative {
-                sub.post(.revision(data, revision: st.revision))
-            }
+            if let event = sub.absolute ? work.absolute : work.relative { sub.post(.event(event)) }
         }
     }
 
@@ -130,14 +130,18 @@ final class SessionEvents: @unchecked Sendable {
             }
             return s.subscribers
         }
-        let data = Self.deletedData(sessionID: sessionID, reason: reason)
+        let event = SSEEvent(data: Self.deletedData(sessionID: sessionID, reason: reason), event: "deleted")
         for sub in subscribers {
-            sub.post(.deleted(data))
+            sub.post(.event(event))
             sub.post(.finish)
         }
     }
 
     // MARK: event bodies
+
+    static func revisionEvent(_ data: String, revision: Int) -> SSEEvent {
+        SSEEvent(data: data, event: "revision", id: String(revision))
+    }
 
     private static func delta(_ before: [(id: String, frame: Frame)], _ after: [(id: String, frame: Frame)],
                               _ st: SessionState) -> String {
@@ -185,8 +189,7 @@ final class SessionEvents: @unchecked Sendable {
 /// request on another thread cannot overtake an earlier one, whatever thread it runs on.
 private final class Subscriber: Sendable {
     enum Item: Sendable {
-        case revision(String, revision: Int)
-        case deleted(String)
+        case event(SSEEvent)
         case finish
     }
 
@@ -219,10 +222,8 @@ private final class Subscriber: Sendable {
         }
         for item in items {
             switch item {
-            case .revision(let data, let revision):
-                sink.sendEvent(data: data, event: "revision", id: String(revision))
-            case .deleted(let data):
-                sink.sendEvent(data: data, event: "deleted", id: nil)
+            case .event(let event):
+                sink.send(event)
             case .finish:
                 sink.finish()
             }

@@ -7,7 +7,10 @@ extension LayoutAPI {
     /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
     func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard let session = store.lookup(id), session.liveRevision != nil else {
+        // `withState` wakes a dormant session here, in the handler, which the daemon runs off the
+        // worker's loop when the wake is expensive (`isExpensive`); waking it when the stream
+        // opens would solve it on the loop.
+        guard let session = store.lookup(id), session.withState({ $0.alive }) else {
             return Problems.sessionNotFound(id)
         }
         var response = APIResponse(status: 200, headers: [
@@ -16,30 +19,47 @@ extension LayoutAPI {
             ("X-Accel-Buffering", "no"),
         ])
         guard request.method == "GET" else { return response }
+        // Checked when answering; the stream opens right after on the same worker, so only
+        // streams opening at that moment on other workers can pass the limits with this one.
+        if session.events.count >= configuration.maxSubscribersPerSession {
+            return Problems.tooManySubscribers(session: id, limit: configuration.maxSubscribersPerSession)
+        }
+        if subscribers.withLock({ $0 }) >= configuration.maxSubscribers {
+            return Problems.subscribersFull(limit: configuration.maxSubscribers)
+        }
         let absolute = options.absolute
-        response.stream = APIEventStream { sink in
-            Self.subscribe(session, sink, absolute: absolute)
+        response.stream = APIEventStream { [self] sink in
+            subscribe(session, sink, absolute: absolute)
         }
         return response
     }
 
     /// Subscribes `sink` to `session`, or says `deleted` at once when the session died between the
     /// answer and the stream opening. Unsubscribes when the stream ends.
-    static func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
+    func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
         let events = session.events
         let token: Int? = session.withState { st in
             st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
         }
         guard let token else {
-            let data = SessionEvents.deletedData(sessionID: session.id, reason: "deleted")
+            let event = SSEEvent(data: SessionEvents.deletedData(sessionID: session.id, reason: "deleted"),
+                                 event: "deleted")
             sink.execute {
-                sink.sendEvent(data: data, event: "deleted", id: nil)
+                sink.send(event)
                 sink.finish()
             }
             return
         }
-        sink.onClose { events.unsubscribe(token) }
+        subscribers.withLock { $0 += 1 }
+        let all = subscribers
+        sink.onClose {
+            events.unsubscribe(token)
+            all.withLock { $0 -= 1 }
+        }
     }
+
+    /// Open event streams over all sessions.
+    public var subscriberCount: Int { subscribers.withLock { $0 } }
 
     /// Open event streams on the session `id` (0 when there is no such session).
     public func subscriberCount(session id: String) -> Int {

@@ -18,7 +18,8 @@ extension LayoutAPI {
            inm.matchesWeak(revision: snapshot.revision) {
             return APIResponse(status: 304, headers: [("ETag", etag)])
         }
-        return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType), ("ETag", etag)],
+        return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType), ("ETag", etag),
+                                                  ("Content-Security-Policy", Self.picturePolicy)],
                            body: Array(snapshot.svg.utf8))
     }
 
@@ -31,7 +32,8 @@ extension LayoutAPI {
             if options.strict && !diagnostics.broken.isEmpty { return Problems.strictConflict(diagnostics.broken) }
             let svg = SVGRenderer.render(document: document, frames: system.frames(.absolute),
                                          diagnostics: diagnostics)
-            return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType)],
+            return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType),
+                                                      ("Content-Security-Policy", Self.picturePolicy)],
                                body: Array(svg.utf8))
         } catch {
             return error.response
@@ -42,6 +44,18 @@ extension LayoutAPI {
 
     static let playgroundBytes = Array(WebAssets.playgroundHTML.utf8)
     static let clientScriptBytes = Array(WebAssets.clientJS.utf8)
+    static let playgroundScriptBytes = Array(WebAssets.playgroundJS.utf8)
+
+    /// The playground's Content-Security-Policy: what the page really loads and nothing more. Its
+    /// scripts are `/playground.js` and `/client.js` (no inline script, no eval), its only inline
+    /// code is the `<style>` element, it talks to this daemon alone (`fetch`, `EventSource`) and
+    /// draws inline SVG. Anything injected into the page could neither run nor send data away.
+    static let playgroundPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        + "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// A picture's policy: an SVG opened by itself (the playground's render.svg link) may run
+    /// nothing and load nothing; its styles are presentation attributes.
+    static let picturePolicy = "default-src 'none'; style-src 'unsafe-inline'"
 
     /// A static asset (the playground page, the JS client), revalidated on every use.
     static func asset(_ body: [UInt8], contentType: String) -> APIResponse {

@@ -1,4 +1,5 @@
 import JSON
+import Primitives
 import LayoutEngine
 import LayoutModel
 
@@ -13,6 +14,8 @@ public final class LayoutAPI: Sendable {
     let store: SessionStore
     let cors: CORS
     let limits: DocumentLimits
+    /// Open event streams over all sessions (see `maxSubscribers`).
+    let subscribers = Locked(0)
 
     /// Protocol version (the `/v1` of the paths).
     public static let version = "1"
@@ -83,9 +86,13 @@ public final class LayoutAPI: Sendable {
         case .render:
             return renderDocument(request, options)
         case .playground:
-            return Self.asset(Self.playgroundBytes, contentType: "text/html; charset=utf-8")
+            var page = Self.asset(Self.playgroundBytes, contentType: "text/html; charset=utf-8")
+            page.addHeader("Content-Security-Policy", Self.playgroundPolicy)
+            return page
         case .clientScript:
             return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
+        case .playgroundScript:
+            return Self.asset(Self.playgroundScriptBytes, contentType: "text/javascript; charset=utf-8")
         }
     }
 

@@ -147,6 +147,20 @@ enum Problems {
                  headers: [("Retry-After", "60")])
     }
 
+    /// Beyond `maxSubscribersPerSession` (429: this session is watched enough; others are not).
+    static func tooManySubscribers(session id: String, limit: Int) -> APIResponse {
+        response(429, type: "too-many-subscribers", title: "Too many subscribers",
+                 detail: "session '\(id)' already has its limit of \(limit) event streams; close one or retry later",
+                 headers: [("Retry-After", "10")])
+    }
+
+    /// Beyond `maxSubscribers` over all sessions (503: the server as a whole is full).
+    static func subscribersFull(limit: Int) -> APIResponse {
+        response(503, type: "too-many-subscribers", title: "Too many subscribers",
+                 detail: "the server holds its limit of \(limit) event streams; retry later",
+                 headers: [("Retry-After", "10")])
+    }
+
     static func busy(_ detail: String) -> APIResponse {
         response(503, type: "busy", title: "Service busy", detail: detail, headers: [("Retry-After", "1")])
     }

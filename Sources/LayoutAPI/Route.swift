@@ -15,6 +15,7 @@ enum Route: Equatable, Sendable {
     case render
     case playground
     case clientScript
+    case playgroundScript
 
     /// `sessionsPrefix`, for matching bytes.
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
@@ -32,6 +33,7 @@ enum Route: Equatable, Sendable {
             case "healthz": return .healthz
             case "": return .playground
             case "client.js": return .clientScript
+            case "playground.js": return .playgroundScript
             default: return nil
             }
         case 2 where segments[0] == "v1":
@@ -85,7 +87,7 @@ enum Route: Equatable, Sendable {
     /// Methods answered, for `Allow` and CORS preflights (HEAD wherever GET is, OPTIONS everywhere).
     var allowedMethods: [String] {
         switch self {
-        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript:
+        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript:
             return ["GET", "HEAD", "OPTIONS"]
         case .solve, .sessions, .render: return ["POST", "OPTIONS"]
         case .session: return ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]

@@ -89,8 +89,13 @@ public enum SVGRenderer {
         var labels = ""
         var visited = Set<String>()
         out += "<g class=\"views\">\n"
-        func draw(_ v: View, depth: Int, parentVisible: Bool) {
-            guard visited.insert(v.id).inserted else { return }
+        // An explicit stack, not recursion: a parent chain as deep as `maxViews` (20,000) overflowed
+        // the thread's stack and killed the daemon. `.close` ends a view's group after its children.
+        enum Step { case open(View, depth: Int, parentVisible: Bool), close }
+        var steps: [Step] = roots.reversed().map { .open($0, depth: 0, parentVisible: true) }
+        while let step = steps.popLast() {
+            guard case .open(let v, let depth, let parentVisible) = step else { out += "</g>\n"; continue }
+            guard visited.insert(v.id).inserted else { continue }
             let visible = parentVisible && (v.kind == .guide || (!v.hidden && v.alpha > 0))
             let id = escape(v.id)
             out += "<g class=\"view\" data-id=\"\(id)\">\n"
@@ -125,10 +130,9 @@ public enum SVGRenderer {
                 labels += " stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\">"
                 labels += id + "</text>\n"
             }
-            for c in children[v.id] ?? [] { draw(c, depth: depth + 1, parentVisible: visible) }
-            out += "</g>\n"
+            steps.append(.close)
+            for c in (children[v.id] ?? []).reversed() { steps.append(.open(c, depth: depth + 1, parentVisible: visible)) }
         }
-        for r in roots { draw(r, depth: 0, parentVisible: true) }
         out += "</g>\n<g class=\"labels\">\n" + labels + "</g>\n"
 
         // Legend: the key, then one line per entry.

@@ -141,6 +141,12 @@ final class Session: Sendable {
         slot.withLock { if case .resident = $0.slot { return true } else { return false } }
     }
 
+    /// The size of a dormant session's document text (what waking it parses and solves); nil
+    /// while resident. Never wakes it: the daemon asks before choosing where to run a request.
+    var dormantBytes: Int? {
+        slot.withLock { if case .dormant(let d) = $0.slot { return d.canonical.bytes.count } else { return nil } }
+    }
+
     /// How many times the session was woken (its document solved again) since it was made.
     var wakes: Int { slot.withLock { $0.wakes } }
 }

@@ -142,7 +142,14 @@ enum WebAssets {
     <ul id="log"></ul>
   </aside>
 </main>
-<script type="module">
+<script type="module" src="./playground.js"></script>
+</body>
+</html>
+
+"""##
+
+    /// The playground's script served at `/playground.js`. Source: clients/js/playground.js.
+    static let playgroundJS = ##"""
 import { Layoutd, LayoutdError } from "./client.js";
 
 const SAMPLE = {
@@ -792,9 +799,6 @@ async function start() {
   window.playground.ready = true;
 }
 start();
-</script>
-</body>
-</html>
 
 """##
 

@@ -29,17 +29,28 @@ struct ActivationContext {
         let needsVisibility = document.constraints.contains { Self.needsVisibility($0.activation) }
         self.hasVisibility = needsVisibility
         var visible: [String: Bool] = [:]
-        func resolve(_ id: String, depth: Int) -> Bool {
-            if let known = visible[id] { return known }
-            guard let v = byID[id], depth < 10_000 else { return false }
-            var own = true
-            if v.kind == .view { own = !v.hidden && v.alpha > 0 }
-            let result = own && (v.parent.map { resolve($0, depth: depth + 1) } ?? true)
-            visible[id] = result
-            return result
+        // Up the parents to the first view whose visibility is known (or the root), then down the
+        // path: a loop, not recursion, so a chain as deep as `maxViews` cannot overflow the stack
+        // (recursion capped at 10,000 called every view below that depth invisible). A cycle (the
+        // parser refuses them) or an unknown parent ends the walk as invisible.
+        func resolve(_ start: String) {
+            var path: [View] = []
+            var onPath = Set<String>()
+            var id: String? = start
+            var above = true
+            while let current = id {
+                if let known = visible[current] { above = known; break }
+                guard let v = byID[current], onPath.insert(current).inserted else { above = false; break }
+                path.append(v)
+                id = v.parent
+            }
+            for v in path.reversed() {
+                above = above && (v.kind != .view || (!v.hidden && v.alpha > 0))
+                visible[v.id] = above
+            }
         }
         if needsVisibility {
-            for v in document.views { _ = resolve(v.id, depth: 0) }
+            for v in document.views where visible[v.id] == nil { resolve(v.id) }
         }
         self.visible = visible
         self.isGuide = guides

@@ -43,6 +43,9 @@ struct DaemonConfiguration: Equatable, Sendable {
     var maxResidentSessions = 1_000
     /// A session untouched for this long is dropped; 0 never drops one.
     var sessionIdleTimeoutSeconds = 900.0
+    /// Most open event streams on one session (429 beyond) and over all sessions (503 beyond).
+    var maxSubscribersPerSession = 100
+    var maxSubscribers = 1_000
     /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, or `*`); empty: no CORS.
     var corsOrigins: [String] = []
 
@@ -51,7 +54,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
-        "corsOrigins",
+        "maxSubscribersPerSession", "maxSubscribers", "corsOrigins",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -128,6 +131,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxConstraints": maxConstraints = try integer()
         case "maxSessions": maxSessions = try integer()
         case "maxResidentSessions": maxResidentSessions = try integer()
+        case "maxSubscribersPerSession": maxSubscribersPerSession = try integer()
+        case "maxSubscribers": maxSubscribers = try integer()
         case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try number()
         case "corsOrigins": corsOrigins = try strings()
         default:
@@ -160,6 +165,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         if maxViews < 1 { try fail("maxViews must be at least 1") }
         if maxConstraints < 0 { try fail("maxConstraints must not be negative") }
         if maxSessions < 1 { try fail("maxSessions must be at least 1") }
+        if maxSubscribersPerSession < 0 { try fail("maxSubscribersPerSession must not be negative") }
+        if maxSubscribers < 0 { try fail("maxSubscribers must not be negative") }
         if maxResidentSessions < 0 { try fail("maxResidentSessions must not be negative (0 means no limit)") }
         if !(sessionIdleTimeoutSeconds >= 0) {
             try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
@@ -193,7 +200,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints,
                          maxSessions: maxSessions, maxResidentSessions: maxResidentSessions,
                          sessionIdleTimeoutSeconds: sessionIdleTimeoutSeconds,
-                         corsOrigins: corsOrigins)
+                         corsOrigins: corsOrigins, maxSubscribersPerSession: maxSubscribersPerSession,
+                         maxSubscribers: maxSubscribers)
     }
 
     /// The body limit given to the transport (libevent), above `maxBodyBytes` so that a body somewhat
@@ -233,6 +241,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxSessions": String(maxSessions),
             "maxResidentSessions": String(maxResidentSessions),
             "sessionIdleTimeoutSeconds": jsonNumber(sessionIdleTimeoutSeconds),
+            "maxSubscribersPerSession": String(maxSubscribersPerSession),
+            "maxSubscribers": String(maxSubscribers),
             "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }

@@ -29,26 +29,26 @@ struct Router: Sendable {
         streamHeartbeatSeconds = max(0.5, min(15, connectionTimeoutSeconds / 2))
     }
 
-    /// A request with a body at least this large is answered off the worker's loop
-    /// (`HTTPResponse.offloaded`): such a body is a document to parse, validate and solve that
-    /// takes 3 ms or more (a 120-view form is 64 KB; the largest the default body limit admits,
-    /// 1,900 views, 33-50 ms), and meanwhile the worker goes on answering its other connections.
-    /// A smaller request is answered in place. Why not lower: on a machine whose CPUs are all
-    /// busy (a 2-CPU machine with a local load client), the offload thread's work and its two
-    /// wake-ups take CPU from whoever else runs; with 16 KiB (every 50-view form offloaded) the
-    /// soak ran at 18.0 K requests/s and a p99 of 4.6-5.5 ms, against 21.5 K and 4.2-4.4 ms
+    /// A request the API calls expensive (`LayoutAPI.isExpensive`: a body of 64 KiB or more, or
+    /// the wake of a dormant session whose document is that large) is answered off the worker's
+    /// loop (`HTTPResponse.offloaded`), and meanwhile the worker goes on answering its other
+    /// connections; any other request is answered in place. Why 64 KiB: such a document takes
+    /// 3 ms or more to parse, validate and solve (a 120-view form is 64 KB; the largest the
+    /// default body limit admits, 1,900 views, 33-50 ms). Why not lower: on a machine whose CPUs
+    /// are all busy (a 2-CPU machine with a local load client), the offload thread's work and its
+    /// two wake-ups take CPU from whoever else runs; with 16 KiB (every 50-view form offloaded)
+    /// the soak ran at 18.0 K requests/s and a p99 of 4.6-5.5 ms, against 21.5 K and 4.2-4.4 ms
     /// (docs/load.md, eleventh session).
-    static let offloadBodyBytes = 64 << 10
-
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        if request.body.count >= Router.offloadBodyBytes {
-            return .offloaded { [self] in respondInPlace(to: request) }
+        let apiRequest = Router.apiRequest(request)
+        if api.isExpensive(apiRequest) {
+            return .offloaded { [self] in respondInPlace(to: apiRequest) }
         }
-        return respondInPlace(to: request)
+        return respondInPlace(to: apiRequest)
     }
 
-    private func respondInPlace(to request: HTTPRequest) -> HTTPResponse {
-        let reply = api.handle(Router.apiRequest(request))
+    private func respondInPlace(to request: APIRequest) -> HTTPResponse {
+        let reply = api.handle(request)
         // SSE seam: streamed answers are converted here, before the plain conversion below.
         if let events = reply.stream {
             return sseResponse(reply) { stream in events.open(StreamSink(stream: stream)) }
@@ -96,7 +96,7 @@ struct Router: Sendable {
 private struct StreamSink: SSESink {
     let stream: HTTPStream
 
-    func sendEvent(data: String, event: String?, id: String?) { stream.sendEvent(data: data, event: event, id: id) }
+    func send(_ event: SSEEvent) { stream.send(event.bytes) }
     func execute(_ job: @escaping @Sendable () -> Void) -> Bool { stream.execute(job) }
     func finish() { stream.finish() }
     func onClose(_ handler: @escaping @Sendable () -> Void) { stream.onClose { _ in handler() } }

@@ -16,7 +16,8 @@ struct Serve: ParsableCommand {
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
-            maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, corsOrigins); any other key \
+            maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
+            maxSubscribers, corsOrigins); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
             shows the settings in effect.
@@ -113,6 +114,14 @@ struct Serve: ParsableCommand {
         valueName: "seconds"))
     var sessionIdleTimeoutSeconds: Double?
 
+    @Option(help: ArgumentHelp("Most open event streams on one session; one more gets 429. Default: 100.",
+                               valueName: "n"))
+    var maxSubscribersPerSession: Int?
+
+    @Option(help: ArgumentHelp("Most open event streams over all sessions; one more gets 503. Default: 1000.",
+                               valueName: "n"))
+    var maxSubscribers: Int?
+
     @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
         "An origin (scheme://host[:port], or *) allowed to call the API from a browser; repeat for several. Default: none.",
         valueName: "origin"))
@@ -206,7 +215,7 @@ struct Serve: ParsableCommand {
         writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
         logger.info("""
             serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
-            offload thread(s) for bodies of \(Router.offloadBodyBytes) bytes or more; max body \(settings.maxBodyBytes) bytes, \
+            offload thread(s) for requests of \(settings.apiConfiguration.expensiveBytes) bytes or more (body or dormant document); max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
@@ -249,6 +258,8 @@ struct Serve: ParsableCommand {
         if let maxConstraints { settings.maxConstraints = maxConstraints }
         if let maxSessions { settings.maxSessions = maxSessions }
         if let maxResidentSessions { settings.maxResidentSessions = maxResidentSessions }
+        if let maxSubscribersPerSession { settings.maxSubscribersPerSession = maxSubscribersPerSession }
+        if let maxSubscribers { settings.maxSubscribers = maxSubscribers }
         if let sessionIdleTimeoutSeconds { settings.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds }
         if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
         try settings.validate()

@@ -15,6 +15,7 @@ final class FakeSink: SSESink, @unchecked Sendable {
 
     private let lock = NSLock()
     private var recorded: [Event] = []
+    private var sentEvents: [SSEEvent] = []
     private var closed = false
     private var finishedByServer = false
     private var handlers: [@Sendable () -> Void] = []
@@ -24,12 +25,17 @@ final class FakeSink: SSESink, @unchecked Sendable {
     init(queue: DispatchQueue? = nil) { self.queue = queue }
 
     var events: [Event] { lock.withLock { recorded } }
+    /// The events as the API handed them over (shared objects, their wire bytes).
+    var sent: [SSEEvent] { lock.withLock { sentEvents } }
     var isClosed: Bool { lock.withLock { closed } }
     var finished: Bool { lock.withLock { finishedByServer } }
 
-    func sendEvent(data: String, event: String?, id: String?) {
+    func send(_ event: SSEEvent) {
         lock.withLock {
-            if !closed { recorded.append(Event(event: event, id: id, data: data)) }
+            if !closed {
+                recorded.append(Event(event: event.event, id: event.id, data: event.data))
+                sentEvents.append(event)
+            }
         }
     }
 

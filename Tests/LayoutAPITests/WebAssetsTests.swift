@@ -32,20 +32,43 @@ struct WebAssetsTests {
         #expect(r.text.contains("export class Layoutd"))
     }
 
-    @Test("the page is self-contained: inline CSS and script, only the daemon's own client module")
+    @Test("the page is self-contained: inline CSS, its script and the client module from the daemon only")
     func selfContained() throws {
         let html = try Self.file("playground.html")
+        let script = try Self.file("playground.js")
         #expect(!html.contains("<link"))
         #expect(!html.contains("src=\"http") && !html.contains("src='http"))
         #expect(!html.contains("@import"))
-        #expect(html.contains("from \"./client.js\""))
-        #expect(!html.contains("import(\"http"))
+        #expect(html.contains("<script type=\"module\" src=\"./playground.js\"></script>"))
+        #expect(script.contains("from \"./client.js\""))
+        #expect(!script.contains("import(\"http"))
+    }
+
+    @Test("GET /playground.js serves clients/js/playground.js; the page's policy allows only the daemon's scripts")
+    func policy() throws {
+        let c = Client()
+        let script = c.send("GET", "/playground.js")
+        #expect(script.status == 200)
+        #expect(script.header("Content-Type") == "text/javascript; charset=utf-8")
+        #expect(script.text == (try Self.file("playground.js")),
+                "Sources/LayoutAPI/WebAssets.swift is out of date: run clients/js/generate-assets")
+        let page = c.send("GET", "/")
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(policy.hasPrefix("default-src 'none'; script-src 'self'; "))
+        #expect(policy.contains("connect-src 'self'") && policy.contains("style-src 'self' 'unsafe-inline'"))
+        // No inline script, no inline handler: what the policy would block.
+        #expect(!page.text.contains("<script>") && !page.text.contains("<script type=\"module\">"))
+        #expect(page.text.range(of: #" on[a-z]+="#, options: .regularExpression) == nil)
+        c.put("s", Docs.small)
+        for svg in [c.send("GET", "/v1/sessions/s/render.svg"), c.send("POST", "/v1/render.svg", body: Docs.small)] {
+            #expect(svg.header("Content-Security-Policy") == "default-src 'none'; style-src 'unsafe-inline'")
+        }
     }
 
     @Test("HEAD and OPTIONS work on / and /client.js; other methods answer 405")
     func methods() {
         let c = Client()
-        for path in ["/", "/client.js"] {
+        for path in ["/", "/client.js", "/playground.js"] {
             let head = c.send("HEAD", path)
             #expect(head.status == 200 && !head.body.isEmpty)
             #expect(c.send("OPTIONS", path).header("Allow") == "GET, HEAD, OPTIONS")

@@ -1,0 +1,27 @@
+extension LayoutAPI {
+    /// Whether answering `request` may take long (milliseconds to seconds): the daemon answers
+    /// such a request on an offload thread so that its worker goes on serving its other
+    /// connections. Cheap and side-effect free (no session is marked used or woken).
+    ///
+    /// Expensive: a body of at least `expensiveBytes` (a document to parse, validate and solve),
+    /// or a request that wakes a dormant session whose document text is at least that large
+    /// (waking solves it again: a 40-byte PATCH to a dormant 10,000-view session held its worker
+    /// for 11 s when only the body's size was looked at). DELETE and OPTIONS never wake.
+    public func isExpensive(_ request: APIRequest) -> Bool {
+        if request.body.count >= configuration.expensiveBytes { return true }
+        guard request.method != "DELETE", request.method != "OPTIONS",
+              let id = Route.match(request.path)?.sessionID,
+              let bytes = store.peek(id)?.dormantBytes else { return false }
+        return bytes >= configuration.expensiveBytes
+    }
+}
+
+extension Route {
+    /// The session a route names, if any.
+    var sessionID: String? {
+        switch self {
+        case .session(let id), .sessionFrames(let id), .sessionEvents(let id), .sessionRender(let id): return id
+        default: return nil
+        }
+    }
+}
