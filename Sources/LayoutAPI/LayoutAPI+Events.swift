@@ -7,9 +7,12 @@ extension LayoutAPI {
     /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
     func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard let session = store.lookup(id), session.liveRevision != nil else {
-            return Problems.sessionNotFound(id)
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
         }
+        guard session.liveRevision != nil else { return Problems.sessionNotFound(id) }
         var response = APIResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
