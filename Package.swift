@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),
