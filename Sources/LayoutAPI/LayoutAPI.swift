@@ -9,7 +9,7 @@ import Storage
 /// Thread-safe: `handle` may be called concurrently from any number of threads. Requests on one
 /// session are serialised by that session's lock; different sessions proceed in parallel, and
 /// stateless solves share nothing. No input makes it trap, hang or answer 5xx other than the 503
-/// of a create that keeps losing races.
+/// of a create that keeps losing races, and the 503 of a write its session store refuses.
 public final class LayoutAPI: Sendable {
     public let configuration: APIConfiguration
     let store: SessionStore

@@ -13,7 +13,8 @@ extension SessionState {
     /// 1. Solve. Under `strict` the edit is made on a copy (copy-on-write) that is kept only when
     ///    nothing is broken; otherwise in place (a copy costs a copy of every array the edit
     ///    touches, on the usual one-constant PATCH).
-    /// 2. **The durability seam.** Only the system has changed so far. A store appends
+    /// 2. **The durability seam.** Only the system has changed so far. The store (`durable`,
+    ///    written by `SessionDurability.write`) appends
     ///    `CommitRecord(change: change.logged, revision: revision + 1,
     ///    delegates: system.rememberedDelegates)` here, before anything else changes and before
     ///    anything is answered or published. When that fails it answers 503 and rolls the session
