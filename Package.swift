@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CassowaryTests", dependencies: ["Cassowary", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "TestSupport"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
@@ -75,3 +75,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Sources/Fuzz/<name>), declared only when LAYOUTD_FUZZ=1 so that the normal build,
+// the tests and CI never compile them; scripts/fuzz builds them with -sanitize=fuzzer,address in .build-fuzz.
+if Context.environment["LAYOUTD_FUZZ"] == "1" {
+    package.targets.append(.target(name: "CFuzzDriver", path: "Sources/Fuzz/CFuzzDriver"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Sources/Fuzz/FuzzSupport"))
+    for (name, dependencies) in [
+        ("fuzz-json", ["JSON"]),
+        ("fuzz-document", ["JSON", "LayoutModel", "LayoutEngine"]),
+        ("fuzz-patch", ["JSON", "LayoutAPI", "TestSupport"]),
+        ("fuzz-api", ["JSON", "LayoutAPI"]),
+    ] as [(String, [Target.Dependency])] {
+        package.targets.append(.executableTarget(
+            name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Sources/Fuzz/\(name)"))
+        package.products.append(.executable(name: name, targets: [name]))
+    }
+}

@@ -12,7 +12,7 @@
 // (EventHTTP's `TransportErrorProbe`: the daemon logs it) and by the daemon tests: a libevent
 // that binds its calls internally would silently bypass it.
 //
-// It reads four fields of `struct evhttp_request` (http_struct.h, public in 2.1 but marked as
+// It reads four fields of `struct evhttp_request` (and writes `major`/`minor`/`type`) (http_struct.h, public in 2.1 but marked as
 // subject to change): `type`, `major`/`minor`, `chunked`, `body_size`/`ntoread`. The daemon's
 // TransportErrorTests pin down the replies that depend on them.
 //
@@ -36,11 +36,24 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
         *type = "/problems/body-too-large";
         *title = "Body too large";
         if (req->chunked) {
-            snprintf(detail, detail_size, "the chunked body grew far over the limit; it was dropped");
+            // libevent 2.1 reports a chunk size it cannot read (`zz`, `-2`, and `0x2` as
+            // CEventHTTPSupport's Prescan.c leaves it) exactly as a chunk over the limit
+            // (evhttp_handle_chunked_read); nothing left on the request tells them apart
+            // (docs/robustness.md).
+            snprintf(detail, detail_size, "the chunked body grew far over the limit, or a chunk size line is not "
+                                          "plain hex digits; it was dropped");
         } else {
             long long size = (long long)req->body_size + (long long)(req->ntoread > 0 ? req->ntoread : 0);
             snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);
         }
+        return;
+    case HTTP_EXPECTATIONFAILED:
+        // Also what CEventHTTPSupport's Prescan.c turns `Expect: 100-continue` into when the
+        // declared body is over the limit: refused before the client sends it.
+        *type = "/problems/expectation-failed";
+        *title = "Expectation failed";
+        snprintf(detail, detail_size, "the server meets Expect: 100-continue only, and only for a body within "
+                                      "its limit; send the request without Expect to get its answer");
         return;
     case HTTP_NOTIMPLEMENTED:
         *type = "/problems/method-not-implemented";
@@ -65,6 +78,7 @@ static const char *reason_phrase(int code) {
     switch (code) {
     case HTTP_BADREQUEST: return "Bad Request";
     case HTTP_ENTITYTOOLARGE: return "Content Too Large";
+    case HTTP_EXPECTATIONFAILED: return "Expectation Failed";
     case HTTP_NOTIMPLEMENTED: return "Not Implemented";
     default: return "Error";
     }
@@ -90,10 +104,14 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     }
     // What libevent's page does (evhttp_send_page_): HTTP/1.1 when the request line was not read,
     // its own headers only, and the connection closed after the reply.
-    if (req->major == 0) {
+    // Also for a version we do not speak (HTTP/0.9, HTTP/1.10): libevent would echo it in the
+    // status line. And CONNECT: evhttp never closes its connection after a reply (it expects a
+    // tunnel) unless the method is something else.
+    if (req->major != 1 || req->minor > 1) {
         req->major = 1;
         req->minor = 1;
     }
+    if (req->type == EVHTTP_REQ_CONNECT) req->type = EVHTTP_REQ_GET;
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     evhttp_clear_headers(headers);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");

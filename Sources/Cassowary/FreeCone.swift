@@ -21,8 +21,6 @@ struct FreeCone {
     /// and the most symbols a cone is computed for.
     static let limit = 512
     static let symbolLimit = 64
-    /// Below this a product with a row is zero: the move leaves the row where it is.
-    static let epsilon = 1e-9
 
     /// The cone of all moves: a restricted symbol (slack, error) only upwards, an external one
     /// either way. More than `symbolLimit` symbols: `overflowed` from the start.
@@ -55,10 +53,10 @@ struct FreeCone {
         var next: [[Double]] = []
         for g in generators {
             let v = Self.dot(row, g)
-            if v > Self.epsilon {
+            if v > Tolerance.zero {
                 positive.append((g, v))
                 if !equality { next.append(g) }
-            } else if v < -Self.epsilon {
+            } else if v < -Tolerance.zero {
                 negative.append((g, v))
             } else {
                 next.append(g)
@@ -89,15 +87,15 @@ struct FreeCone {
     /// `v` scaled to a largest magnitude of 1, its tiny entries dropped; nil for a zero vector.
     private static func normalized(_ v: [Double]) -> [Double]? {
         let m = v.reduce(0) { max($0, abs($1)) }
-        guard m > epsilon else { return nil }
-        return v.map { abs($0) / m < epsilon ? 0 : $0 / m }
+        guard m > Tolerance.zero else { return nil }
+        return v.map { abs($0) / m < Tolerance.zero ? 0 : $0 / m }
     }
 
-    /// `vs` without repeats (compared to within 1e-9, through a set of rounded entries: one pass).
+    /// `vs` without repeats (compared to within `Tolerance.zero`, through a set of rounded entries: one pass).
     private static func withoutDuplicates(_ vs: [[Double]]) -> [[Double]] {
         var seen = Set<[Int64]>()
         var out: [[Double]] = []
-        for v in vs where seen.insert(v.map { Int64(($0 / epsilon).rounded()) }).inserted {
+        for v in vs where seen.insert(v.map { Int64(($0 / Tolerance.zero).rounded()) }).inserted {
             out.append(v)
         }
         return out

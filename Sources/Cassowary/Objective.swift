@@ -1,3 +1,11 @@
+/// The lexicographic objective: one `Objective` row per priority level in use, highest first.
+/// The keys are the levels' priorities (`Strength.brokenLevel` above every optional one, and
+/// `.infinity` for the artificial objective while a required constraint is being added).
+struct ObjectiveLevels: Sendable {
+    var keys: [Double] = []
+    var rows: [Objective] = []
+}
+
 /// One level of the lexicographic objective: a coefficient per symbol (0 where absent).
 ///
 /// An objective level holds every error symbol of its priority (thousands in a large layout), and
@@ -7,8 +15,8 @@
 /// `denseThreshold` symbols switches to an array indexed by symbol number (O(1) edits and
 /// lookups, 8 bytes per symbol up to the highest it has held); a small level stays sparse, so a
 /// small session does not pay 8 bytes per symbol per level. Both forms do the same arithmetic
-/// (a coefficient that falls below `Row.epsilon` is dropped), so values are identical.
-struct Objective {
+/// (a coefficient that falls below `Tolerance.zero` is dropped), so values are identical.
+struct Objective: Sendable {
     static let denseThreshold = 256
 
     /// The sparse form (while `isDense` is false).
@@ -56,11 +64,11 @@ struct Objective {
         }
         let i = Int(s)
         if i >= dense.count {
-            if abs(c) < Row.epsilon { return }
+            if abs(c) < Tolerance.zero { return }
             dense.append(contentsOf: repeatElement(0, count: i + 1 - dense.count))
         }
         let v = dense[i] + c
-        dense[i] = abs(v) < Row.epsilon ? 0 : v
+        dense[i] = abs(v) < Tolerance.zero ? 0 : v
     }
 
     /// `self += c · other`.
@@ -77,7 +85,7 @@ struct Objective {
         dense.withUnsafeMutableBufferPointer { objective in
             for cell in other.cells {
                 let v = objective[Int(cell.symbol)] + c * cell.coefficient
-                objective[Int(cell.symbol)] = abs(v) < Row.epsilon ? 0 : v
+                objective[Int(cell.symbol)] = abs(v) < Tolerance.zero ? 0 : v
             }
         }
     }

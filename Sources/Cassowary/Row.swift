@@ -24,10 +24,6 @@ struct Row {
     var cells: [Cell] = []
     var constant: Double = 0
 
-    /// Coefficients this close to zero are dropped: float noise must not keep a symbol in a row
-    /// (it would block pivots and grow rows).
-    static let epsilon = 1e-9
-
     init(constant: Double = 0) { self.constant = constant }
 
     var count: Int { cells.count }
@@ -83,14 +79,14 @@ struct Row {
         let i = search(s)
         if i >= 0 {
             let v = cells[i].coefficient + c
-            if abs(v) < Row.epsilon {
+            if abs(v) < Tolerance.zero {
                 cells.remove(at: i)
                 return -1
             }
             cells[i].coefficient = v
             return 0
         }
-        if abs(c) < Row.epsilon { return 0 }
+        if abs(c) < Tolerance.zero { return 0 }
         cells.insert(Cell(s, c), at: -(i + 1))
         return 1
     }
@@ -158,12 +154,12 @@ struct Row {
                 let i = search(s)
                 if i >= 0 {
                     let sum = cells[i].coefficient + v
-                    if abs(sum) < Row.epsilon {
+                    if abs(sum) < Tolerance.zero {
                         removed.append(cells.remove(at: i))
                     } else {
                         cells[i].coefficient = sum
                     }
-                } else if abs(v) >= Row.epsilon {
+                } else if abs(v) >= Tolerance.zero {
                     cells.insert(Cell(s, v), at: -(i + 1))
                     inserted.append(s)
                 }
@@ -184,13 +180,13 @@ struct Row {
                             o[k] = a[i]; k += 1; i += 1
                         } else if i == n || b[j].symbol < a[i].symbol {
                             let v = c * b[j].coefficient
-                            if abs(v) >= Row.epsilon {
+                            if abs(v) >= Tolerance.zero {
                                 o[k] = Cell(b[j].symbol, v); k += 1; inserted.append(b[j].symbol)
                             }
                             j += 1
                         } else {
                             let v = a[i].coefficient + c * b[j].coefficient
-                            if abs(v) >= Row.epsilon {
+                            if abs(v) >= Tolerance.zero {
                                 o[k] = a[i]; o[k].coefficient = v; k += 1
                             } else {
                                 removed.append(a[i])

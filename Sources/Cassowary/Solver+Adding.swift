@@ -26,9 +26,9 @@ extension Solver {
         // Rows that held an external subject as a parameter now reference its reduced row, which
         // references nothing (stamp 0): stamp order stays a dependency order for rows with
         // references; other reduced rows take the row, so that reduced rows never reference.
-        if slots[Int(subject)].kind != .external {
+        if tableau.slots[Int(subject)].kind != .external {
             substitute(subject, row)
-        } else if slots[Int(subject)].column.contains(where: { slots[Int($0)].stamp == 0 }) {
+        } else if tableau.slots[Int(subject)].column.contains(where: { tableau.slots[Int($0)].stamp == 0 }) {
             substitute(subject, row, intoReducedRowsOnly: true)
         }
         var r = Row()
@@ -52,11 +52,11 @@ extension Solver {
     ///   previous value).
     mutating func insertRequired(_ record: inout ConstraintRecord, id: ConstraintID,
                                  policy: ConflictPolicy) -> Result<Void, ConflictList> {
-        let mark = slots.count
+        let mark = tableau.slots.count
         var row = createRow(&record, id: id)
         if installWithFreshSubject(&row) || installReduced(&row, record) { return .success(()) }
-        if row.symbols.allSatisfy({ slots[Int($0)].kind == .dummy }) {
-            if abs(row.constant) < Row.epsilon {
+        if row.symbols.allSatisfy({ tableau.slots[Int($0)].kind == .dummy }) {
+            if abs(row.constant) < Tolerance.zero {
                 // Redundant with required equalities already in place: keep the marker basic so
                 // that removal and constant changes still find it.
                 row.solve(for: record.marker)
@@ -92,8 +92,8 @@ extension Solver {
     func chooseSubject(_ row: Row, _ record: ConstraintRecord) -> Int32? {
         var best: Int32 = -1
         var bestCost = Int.max
-        for cell in row.cells where slots[Int(cell.symbol)].kind == .external {
-            let cost = slots[Int(cell.symbol)].column.count
+        for cell in row.cells where tableau.slots[Int(cell.symbol)].kind == .external {
+            let cost = tableau.slots[Int(cell.symbol)].column.count
             if cost < bestCost {
                 best = cell.symbol
                 bestCost = cost
@@ -101,8 +101,8 @@ extension Solver {
             }
         }
         if best >= 0 { return best }
-        if slots[Int(record.marker)].kind.isPivotable && row.coefficient(record.marker) < 0 { return record.marker }
-        if record.other >= 0 && slots[Int(record.other)].kind.isPivotable && row.coefficient(record.other) < 0 {
+        if tableau.slots[Int(record.marker)].kind.isPivotable && row.coefficient(record.marker) < 0 { return record.marker }
+        if record.other >= 0 && tableau.slots[Int(record.other)].kind.isPivotable && row.coefficient(record.other) < 0 {
             return record.other
         }
         return nil
@@ -115,40 +115,40 @@ extension Solver {
     mutating func addWithArtificialVariable(_ row: Row, excluding id: ConstraintID? = nil) -> (Bool, [ConstraintID]) {
         let art = newSymbol(.slack)
         installRow(art, row)
-        levelKeys.insert(.infinity, at: 0)
+        objectives.keys.insert(.infinity, at: 0)
         var artificial = Objective()
         artificial.add(row, times: 1)
-        objectives.insert(artificial, at: 0)
+        objectives.rows.insert(artificial, at: 0)
         for cell in row.cells { markCandidate(cell.symbol) }
         optimize()
-        let artificialObjective = objectives.removeFirst()
-        levelKeys.removeFirst()
-        let success = !slots[Int(art)].isBasic || abs(slots[Int(art)].row.constant) < 1e-8
+        let artificialObjective = objectives.rows.removeFirst()
+        objectives.keys.removeFirst()
+        let success = !tableau.slots[Int(art)].isBasic || abs(tableau.slots[Int(art)].row.constant) < Tolerance.feasibility
         if !success {
             let conflicts = requiredOwners(of: artificialObjective.symbols, excluding: id)
             _ = takeRow(art)
             return (false, conflicts)
         }
-        if slots[Int(art)].isBasic {
+        if tableau.slots[Int(art)].isBasic {
             var r = takeRow(art)
             if !r.isEmpty {
                 // art is 0: swap it for a pivotable symbol of its row, else (a redundant equality)
                 // for a dummy, so that the row's information stays in the tableau.
-                let entering = r.cells.first { slots[Int($0.symbol)].kind.isPivotable }?.symbol ?? r.cells[0].symbol
+                let entering = r.cells.first { tableau.slots[Int($0.symbol)].kind.isPivotable }?.symbol ?? r.cells[0].symbol
                 r.solve(art, for: entering)
                 substitute(entering, r)
                 installRow(entering, r)
-                statistics.pivots += 1
+                counters.pivots += 1
             }
         }
         var column = Column()
-        swap(&column, &slots[Int(art)].column)
+        swap(&column, &tableau.slots[Int(art)].column)
         if !column.isEmpty { structureChanged() }
         for b in column {
-            slots[Int(b)].row.remove(art)
-            if slots[Int(b)].kind == .external { markDirty(b) }
+            tableau.slots[Int(b)].row.remove(art)
+            if tableau.slots[Int(b)].kind == .external { markDirty(b) }
         }
-        for k in objectives.indices { objectives[k].remove(art) }
+        for k in objectives.rows.indices { objectives.rows[k].remove(art) }
         return (true, [])
     }
 
@@ -156,15 +156,15 @@ extension Solver {
     func requiredOwners(of symbols: [Int32], excluding id: ConstraintID?) -> [ConstraintID] {
         var out: [ConstraintID] = []
         for s in symbols {
-            let o = owner[Int(s)]
-            guard o >= 0, o != id?.index, let r = records[Int(o)], r.level == nil else { continue }
+            let o = tableau.owner[Int(s)]
+            guard o >= 0, o != id?.index, let r = constraints.records[Int(o)], r.level == nil else { continue }
             out.append(ConstraintID(o))
         }
         return Array(Set(out)).sorted()
     }
 
     func requiredOwners(inRowOf b: Int32, plus ids: [ConstraintID]) -> [ConstraintID] {
-        var syms = slots[Int(b)].row.symbols
+        var syms = tableau.slots[Int(b)].row.symbols
         syms.append(b)
         return Array(Set(requiredOwners(of: syms, excluding: nil) + ids)).sorted()
     }

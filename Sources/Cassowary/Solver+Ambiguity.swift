@@ -36,20 +36,20 @@ extension Solver {
         // Every symbol's `lexSign` at once, level by level (the first level with a coefficient
         // decides): one pass over the objectives' cells instead of a search in each level for
         // each symbol, which made up most of the check after an edit that adds constraints.
-        var costs = [Int8](repeating: 0, count: slots.count)
-        for objective in objectives {
+        var costs = [Int8](repeating: 0, count: tableau.slots.count)
+        for objective in objectives.rows {
             objective.forEachNonzero { s, c in
                 let i = Int(s)
                 guard i < costs.count, costs[i] == 0 else { return }
-                if c < -Row.epsilon { costs[i] = -1 } else if c > Row.epsilon { costs[i] = 1 }
+                if c < -Tolerance.zero { costs[i] = -1 } else if c > Tolerance.zero { costs[i] = 1 }
             }
         }
-        // The candidates are picked from `status` (a byte a symbol) and the costs: the slots of
+        // The candidates are picked from `tableau.status` (a byte a symbol) and the costs: the slots of
         // the few that remain are read, not every symbol's.
         var candidates: [Int32] = []
-        for s in status.indices where !status[s].isBasic && costs[s] == 0 {
-            let kind = status[s].kind
-            if kind == .dummy || (kind != .external && owner[s] < 0) { continue }
+        for s in tableau.status.indices where !tableau.status[s].isBasic && costs[s] == 0 {
+            let kind = tableau.status[s].kind
+            if kind == .dummy || (kind != .external && tableau.owner[s] < 0) { continue }
             candidates.append(Int32(s))
         }
         if candidates.isEmpty { return [] }
@@ -58,9 +58,9 @@ extension Solver {
         // first one's position).
         let upBlocked: UInt8 = 1, downBlocked: UInt8 = 2, isShared: UInt8 = 4
         var flags = [UInt8](repeating: 0, count: candidates.count)
-        var holder = [Int32](repeating: -1, count: slots.count)
+        var holder = [Int32](repeating: -1, count: tableau.slots.count)
         for (i, sym) in candidates.enumerated() {
-            var f: UInt8 = status[Int(sym)].kind == .external ? 0 : downBlocked
+            var f: UInt8 = tableau.status[Int(sym)].kind == .external ? 0 : downBlocked
             forEachHoldingRow(of: sym) { b in
                 let h = holder[Int(b)]
                 if h < 0 {
@@ -92,12 +92,12 @@ extension Solver {
     /// dummy in its column (a slack or error must stay non-negative, a dummy at zero).
     @inline(__always)
     func forEachHoldingRow(of s: Int32, _ body: (Int32) -> Void) {
-        for b in slots[Int(s)].column {
+        for b in tableau.slots[Int(s)].column {
             let bi = Int(b)
-            // The kind from `status`: most rows in a column are external, skipped without
+            // The kind from `tableau.status`: most rows in a column are external, skipped without
             // reading their slot; a restricted row's constant sits in its slot, its coefficients
             // in the row's own cells, which only a row at zero needs read.
-            switch status[bi].kind {
+            switch tableau.status[bi].kind {
             case .external: continue
             case .dummy: body(b)
             case .slack, .error: if isDegenerate(bi) { body(b) }
@@ -108,7 +108,7 @@ extension Solver {
     /// The direction of `sym` alone when it can move: the fallback for a group whose cone
     /// outgrew the limit.
     private func appendSingleDirection(_ sym: Int32, to out: inout [FreeDirection]) {
-        let (upBlocked, downBlocked) = blocked(sym, bothWays: status[Int(sym)].kind == .external)
+        let (upBlocked, downBlocked) = blocked(sym, bothWays: tableau.status[Int(sym)].kind == .external)
         if !(upBlocked && downBlocked) { appendDirection(of: sym, to: &out) }
     }
 
@@ -134,8 +134,8 @@ extension Solver {
     /// restricted row at zero the one that would make it negative.
     @inline(__always)
     func blocks(_ b: Int32, _ s: Int32) -> (up: Bool, down: Bool) {
-        if status[Int(b)].kind == .dummy { return (true, true) }
-        let c = slots[Int(b)].row.coefficient(s)
+        if tableau.status[Int(b)].kind == .dummy { return (true, true) }
+        let c = tableau.slots[Int(b)].row.coefficient(s)
         return (c < 0, c > 0)
     }
 
@@ -172,15 +172,15 @@ extension Solver {
             let symbols = members.map { shared[$0] }
             var rows = members.flatMap { rowsOf[$0] }
             rows.sort()
-            var cone = FreeCone(restricted: symbols.map { status[Int($0)].kind != .external })
+            var cone = FreeCone(restricted: symbols.map { tableau.status[Int($0)].kind != .external })
             var previous: Int32 = -1
             for b in rows where b != previous {
                 previous = b
                 var a = [Double](repeating: 0, count: symbols.count)
-                for cell in slots[Int(b)].row.cells {
+                for cell in tableau.slots[Int(b)].row.cells {
                     if let k = symbols.firstIndex(of: cell.symbol) { a[k] = cell.coefficient }
                 }
-                cone.cut(a, equality: status[Int(b)].kind == .dummy)
+                cone.cut(a, equality: tableau.status[Int(b)].kind == .dummy)
             }
             if cone.overflowed {
                 for sym in symbols { appendSingleDirection(sym, to: &out) }
@@ -202,9 +202,59 @@ extension Solver {
                 if symbolRates[i] == nil { symbolRates[i] = rates(of: symbols[i]) }
                 for (v, r) in symbolRates[i]! { sum[v, default: 0] += w * r }
             }
-            let rates = sum.filter { abs($0.value) > 1e-12 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let rates = sum.filter { abs($0.value) > Tolerance.rate }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             if !rates.isEmpty { out.append(FreeDirection(rates: rates)) }
         }
         return out
+    }
+
+    /// How fast each external moves when the non-basic `s` moves by 1: its direct rows and every
+    /// row referencing them, in dependency order.
+    func rates(of s: Int32) -> [(Variable, Double)] {
+        var rate: [Int32: Double] = [:]
+        var cone: [Int32] = []
+        var seen = Set<Int32>()
+        var frontier = tableau.slots[Int(s)].column.filter { tableau.slots[Int($0)].kind == .external }
+        while let x = frontier.popLast() {
+            if !seen.insert(x).inserted { continue }
+            cone.append(x)
+            for y in tableau.slots[Int(x)].column where tableau.slots[Int(y)].kind == .external { frontier.append(y) }
+        }
+        // Dependency order inside the cone.
+        var state: [Int32: UInt8] = [:]
+        var order: [Int32] = []
+        for root in cone where state[root] == nil {
+            var stack: [Int32] = [root]
+            while let t = stack.last {
+                if state[t] == nil {
+                    state[t] = 1
+                    for cell in tableau.slots[Int(t)].row.cells {
+                        let r = cell.symbol
+                        if tableau.slots[Int(r)].isBasic && seen.contains(r) && state[r] == nil { stack.append(r) }
+                    }
+                    continue
+                }
+                stack.removeLast()
+                if state[t] == 2 { continue }
+                state[t] = 2
+                order.append(t)
+            }
+        }
+        for x in order {
+            let row = tableau.slots[Int(x)].row
+            var v = 0.0
+            for cell in row.cells {
+                if cell.symbol == s {
+                    v += cell.coefficient
+                } else if let r = rate[cell.symbol] {
+                    v += cell.coefficient * r
+                }
+            }
+            rate[x] = v
+        }
+        var out: [(Variable, Double)] = []
+        if tableau.slots[Int(s)].kind == .external { out.append((Variable(s), 1)) }
+        for (x, v) in rate where abs(v) > Tolerance.rate { out.append((Variable(x), v)) }
+        return out.sorted { $0.0 < $1.0 }
     }
 }

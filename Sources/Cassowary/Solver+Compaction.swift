@@ -8,36 +8,55 @@ extension Solver {
     ///
     /// O(cells): meant after a build or a large edit, not after every small one.
     public mutating func compact() {
+        tableau.compact()
+        objectives.compact()
+        constraints.records = constraints.records.exactlySized()
+        cache.compact()
+        simplex.compact()
+        // Scratch buffers and plans are rebuilt on demand; keeping them would keep their peak.
+        plans.list = []
+        scratch = Scratch()
+    }
+}
+
+extension Tableau {
+    mutating func compact() {
         for i in slots.indices where slots[i].row.cells.capacity > slots[i].row.cells.count {
             slots[i].row.cells = slots[i].row.cells.exactlySized()
         }
         for i in slots.indices { slots[i].column.compact() }
-        for i in objectives.indices {
-            objectives[i].sparse.cells = objectives[i].sparse.cells.exactlySized()
-            objectives[i].dense = objectives[i].dense.exactlySized()
-        }
-        records = records.exactlySized()
         slots = slots.exactlySized()
         status = status.exactlySized()
         owner = owner.exactlySized()
         stampOrder = stampOrder.exactlySized()
+    }
+}
+
+extension ObjectiveLevels {
+    mutating func compact() {
+        for i in rows.indices {
+            rows[i].sparse.cells = rows[i].sparse.cells.exactlySized()
+            rows[i].dense = rows[i].dense.exactlySized()
+        }
+        keys = keys.exactlySized()
+        rows = rows.exactlySized()
+    }
+}
+
+extension ValueCache {
+    mutating func compact() {
         values = values.exactlySized()
+        dirty = dirty.exactlySized()
         isDirty = isDirty.exactlySized()
         pendingStamps = pendingStamps.exactlySized()
-        isCandidate = isCandidate.exactlySized()
-        levelKeys = levelKeys.exactlySized()
-        objectives = objectives.exactlySized()
+    }
+}
+
+extension SimplexQueues {
+    mutating func compact() {
         candidates = candidates.exactlySized()
-        dirty = dirty.exactlySized()
+        isCandidate = isCandidate.exactlySized()
         infeasible.items = infeasible.items.exactlySized()
-        mergeCells = []
-        shiftPlans = []
-        expansion = []
-        expansionTouched = []
-        scratchInserted = []
-        scratchNegative = []
-        scratchShifted = []
-        scratchRemoved = []
     }
 }
 
@@ -57,8 +76,8 @@ extension Solver {
     /// symbols or its slot back (numbers are never reused: they order every tie-break), so a
     /// long run of removals and additions grows these; a caller that keeps a solver for long can
     /// rebuild it when they outgrow what it holds (`liveConstraints`).
-    public var footprint: (symbols: Int, constraintSlots: Int) { (slots.count, records.count) }
+    var footprint: (symbols: Int, constraintSlots: Int) { (tableau.slots.count, constraints.records.count) }
 
     /// Constraints held now.
-    public var liveConstraints: Int { records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    var liveConstraints: Int { constraints.records.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
 }

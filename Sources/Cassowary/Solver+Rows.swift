@@ -3,43 +3,43 @@
 
 extension Solver {
     mutating func newSymbol(_ kind: SymbolKind, owner id: Int32 = -1) -> Int32 {
-        let s = Int32(slots.count)
-        slots.append(SymbolSlot(kind: kind))
-        status.append(SymbolStatus(kind: kind, isBasic: false))
-        owner.append(id)
-        isCandidate.append(false)
-        values.append(0)
-        isDirty.append(false)
+        let s = Int32(tableau.slots.count)
+        tableau.slots.append(SymbolSlot(kind: kind))
+        tableau.status.append(SymbolStatus(kind: kind, isBasic: false))
+        tableau.owner.append(id)
+        simplex.isCandidate.append(false)
+        cache.values.append(0)
+        cache.isDirty.append(false)
         return s
     }
 
     /// Drops symbols created after `count` (they must be in no row, column or objective).
     mutating func truncateSymbols(to count: Int) {
-        let n = slots.count - count
+        let n = tableau.slots.count - count
         guard n > 0 else { return }
         structureChanged()
-        slots.removeLast(n)
-        status.removeLast(n)
-        owner.removeLast(n); isCandidate.removeLast(n)
-        values.removeLast(n); isDirty.removeLast(n)
-        for k in objectives.indices { objectives[k].truncate(to: count) }
-        dirty.removeAll { Int($0) >= count }
-        candidates.removeAll { Int($0) >= count }
+        tableau.slots.removeLast(n)
+        tableau.status.removeLast(n)
+        tableau.owner.removeLast(n); simplex.isCandidate.removeLast(n)
+        cache.values.removeLast(n); cache.isDirty.removeLast(n)
+        for k in objectives.rows.indices { objectives.rows[k].truncate(to: count) }
+        cache.dirty.removeAll { Int($0) >= count }
+        simplex.candidates.removeAll { Int($0) >= count }
     }
 
-    /// Sets the basis flag in the slot and in `status`, which must agree.
+    /// Sets the basis flag in the slot and in `tableau.status`, which must agree.
     @inline(__always)
     mutating func setBasic(_ i: Int, _ basic: Bool) {
-        slots[i].isBasic = basic
-        status[i] = SymbolStatus(kind: slots[i].kind, isBasic: basic)
+        tableau.slots[i].isBasic = basic
+        tableau.status[i] = SymbolStatus(kind: tableau.slots[i].kind, isBasic: basic)
     }
 
     /// Adds basic row `b` to the column of `cells[j]`'s symbol, recording the slot in the cell.
     @inline(__always)
     mutating func index(_ b: Int32, cell j: Int) {
-        let sym = Int(slots[Int(b)].row.cells[j].symbol)
-        slots[Int(b)].row.cells[j].slot = Int32(slots[sym].column.count)
-        slots[sym].column.append(b)
+        let sym = Int(tableau.slots[Int(b)].row.cells[j].symbol)
+        tableau.slots[Int(b)].row.cells[j].slot = Int32(tableau.slots[sym].column.count)
+        tableau.slots[sym].column.append(b)
     }
 
     /// Removes the entry at `slot` from the column of `s` in O(1): the column's last entry moves
@@ -49,11 +49,11 @@ extension Solver {
     @inline(__always)
     mutating func unindex(_ s: Int32, slot: Int32) {
         let si = Int(s)
-        let last = slots[si].column.removeLast()
-        if Int(slot) < slots[si].column.count {
-            slots[si].column[Int(slot)] = last
-            let j = slots[Int(last)].row.search(s)
-            slots[Int(last)].row.cells[j].slot = slot
+        let last = tableau.slots[si].column.removeLast()
+        if Int(slot) < tableau.slots[si].column.count {
+            tableau.slots[si].column[Int(slot)] = last
+            let j = tableau.slots[Int(last)].row.search(s)
+            tableau.slots[Int(last)].row.cells[j].slot = slot
         }
     }
 
@@ -65,25 +65,25 @@ extension Solver {
         // still holds the buffer would copy the row.
         for j in row.cells.indices {
             let sym = Int(row.cells[j].symbol)
-            row.cells[j].slot = Int32(slots[sym].column.count)
-            slots[sym].column.append(s)
+            row.cells[j].slot = Int32(tableau.slots[sym].column.count)
+            tableau.slots[sym].column.append(s)
         }
-        slots[i].row = row
+        tableau.slots[i].row = row
         setBasic(i, true)
-        if slots[i].kind == .external {
+        if tableau.slots[i].kind == .external {
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
             // 0, before every row that may come to reference it.
-            if slots[i].row.cells.contains(where: { slots[Int($0.symbol)].isBasic }) {
-                nextStamp += 1
-                slots[i].stamp = nextStamp
-                stampOrder.append(s)
+            if tableau.slots[i].row.cells.contains(where: { tableau.slots[Int($0.symbol)].isBasic }) {
+                tableau.nextStamp += 1
+                tableau.slots[i].stamp = tableau.nextStamp
+                tableau.stampOrder.append(s)
             } else {
-                slots[i].stamp = 0
+                tableau.slots[i].stamp = 0
             }
             markDirty(s)
         }
-        if slots[i].kind.isRestricted && slots[i].row.constant < -Row.epsilon { pushInfeasible(s) }
+        if tableau.slots[i].kind.isRestricted && tableau.slots[i].row.constant < -Tolerance.zero { pushInfeasible(s) }
     }
 
     /// Makes `s` non-basic, returning its row with the cells un-indexed.
@@ -91,9 +91,9 @@ extension Solver {
         let i = Int(s)
         structureChanged()
         var row = Row()
-        swap(&row, &slots[i].row)
+        swap(&row, &tableau.slots[i].row)
         setBasic(i, false)
-        if slots[i].kind == .external { markDirty(s) }
+        if tableau.slots[i].kind == .external { markDirty(s) }
         for j in row.cells.indices {
             unindex(row.cells[j].symbol, slot: row.cells[j].slot)
             row.cells[j].slot = -1
@@ -106,52 +106,52 @@ extension Solver {
     mutating func substitute(_ s: Int32, _ row: Row, intoReducedRowsOnly: Bool = false) {
         structureChanged()
         var column = Column()
-        swap(&column, &slots[Int(s)].column)
+        swap(&column, &tableau.slots[Int(s)].column)
         if intoReducedRowsOnly {
             // The rows that keep `s` as a reference are re-indexed (their slots change).
-            for b in column where slots[Int(b)].stamp != 0 { index(b, cell: slots[Int(b)].row.search(s)) }
-            column = Column(column.filter { slots[Int($0)].stamp == 0 })
+            for b in column where tableau.slots[Int(b)].stamp != 0 { index(b, cell: tableau.slots[Int(b)].row.search(s)) }
+            column = Column(column.filter { tableau.slots[Int($0)].stamp == 0 })
         }
         for b in column {
             let bi = Int(b)
             // The cell's slot needs no update: s's column is being emptied.
-            let c = slots[bi].row.remove(s)
-            scratchInserted.removeAll(keepingCapacity: true)
-            scratchRemoved.removeAll(keepingCapacity: true)
-            slots[bi].row.add(row, times: c, inserted: &scratchInserted, removed: &scratchRemoved, scratch: &mergeCells)
-            for cell in scratchRemoved { unindex(cell.symbol, slot: cell.slot) }
-            if scratchInserted.count * 8 < slots[bi].row.count {
+            let c = tableau.slots[bi].row.remove(s)
+            scratch.inserted.removeAll(keepingCapacity: true)
+            scratch.removed.removeAll(keepingCapacity: true)
+            tableau.slots[bi].row.add(row, times: c, inserted: &scratch.inserted, removed: &scratch.removed, scratch: &scratch.merge)
+            for cell in scratch.removed { unindex(cell.symbol, slot: cell.slot) }
+            if scratch.inserted.count * 8 < tableau.slots[bi].row.count {
                 // A few new cells in a long row (a short row merged into a long one): find them.
-                for x in scratchInserted { index(b, cell: slots[bi].row.search(x)) }
-            } else if !scratchInserted.isEmpty {
+                for x in scratch.inserted { index(b, cell: tableau.slots[bi].row.search(x)) }
+            } else if !scratch.inserted.isEmpty {
                 // The new cells are the ones without a slot yet.
-                for j in slots[bi].row.cells.indices where slots[bi].row.cells[j].slot < 0 { index(b, cell: j) }
+                for j in tableau.slots[bi].row.cells.indices where tableau.slots[bi].row.cells[j].slot < 0 { index(b, cell: j) }
             }
-            if slots[bi].kind == .external { markDirty(b) }
-            if slots[bi].kind.isRestricted && slots[bi].row.constant < -Row.epsilon { pushInfeasible(b) }
+            if tableau.slots[bi].kind == .external { markDirty(b) }
+            if tableau.slots[bi].kind.isRestricted && tableau.slots[bi].row.constant < -Tolerance.zero { pushInfeasible(b) }
         }
         // `s` is basic now and its column empty; a spilled column's storage is kept for when it
         // leaves again (the dual simplex flips the same symbols back and forth).
-        if !intoReducedRowsOnly && slots[Int(s)].column.isEmpty {
+        if !intoReducedRowsOnly && tableau.slots[Int(s)].column.isEmpty {
             column.removeAll()
-            swap(&column, &slots[Int(s)].column)
+            swap(&column, &tableau.slots[Int(s)].column)
         }
         if intoReducedRowsOnly { return }
-        for k in objectives.indices {
-            let c = objectives[k].remove(s)
+        for k in objectives.rows.indices {
+            let c = objectives.rows[k].remove(s)
             if c != 0 { addRow(row, times: c, toObjective: k) }
         }
     }
 
     /// Queues a restricted row whose constant went negative for the dual simplex.
     @inline(__always)
-    mutating func pushInfeasible(_ b: Int32) { infeasible.push(b) }
+    mutating func pushInfeasible(_ b: Int32) { simplex.infeasible.push(b) }
 
     @inline(__always)
     mutating func markDirty(_ s: Int32) {
-        if !isDirty[Int(s)] {
-            isDirty[Int(s)] = true
-            dirty.append(s)
+        if !cache.isDirty[Int(s)] {
+            cache.isDirty[Int(s)] = true
+            cache.dirty.append(s)
         }
     }
 
@@ -159,38 +159,38 @@ extension Solver {
     /// Dummies keep their coefficients: removing a required equality pivots its marker in and
     /// substitutes it in the objective too.
     mutating func addRow(_ row: Row, times c: Double, toObjective k: Int) {
-        objectives[k].add(row, times: c)
+        objectives.rows[k].add(row, times: c)
         for cell in row.cells { markCandidate(cell.symbol) }
     }
 
     @inline(__always)
     mutating func markCandidate(_ s: Int32) {
-        if !isCandidate[Int(s)] && slots[Int(s)].kind.isPivotable {
-            isCandidate[Int(s)] = true
-            candidates.append(s)
+        if !simplex.isCandidate[Int(s)] && tableau.slots[Int(s)].kind.isPivotable {
+            simplex.isCandidate[Int(s)] = true
+            simplex.candidates.append(s)
         }
     }
 
     /// The objective row index of a level, creating it (in descending order) when new.
     mutating func objectiveIndex(_ level: Double) -> Int {
-        var lo = 0, hi = levelKeys.count
+        var lo = 0, hi = objectives.keys.count
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if levelKeys[mid] > level { lo = mid + 1 } else { hi = mid }
+            if objectives.keys[mid] > level { lo = mid + 1 } else { hi = mid }
         }
-        if lo < levelKeys.count && levelKeys[lo] == level { return lo }
-        levelKeys.insert(level, at: lo)
-        objectives.insert(Objective(), at: lo)
+        if lo < objectives.keys.count && objectives.keys[lo] == level { return lo }
+        objectives.keys.insert(level, at: lo)
+        objectives.rows.insert(Objective(), at: lo)
         return lo
     }
 
     /// objective[level] += c · s (in terms of non-basic symbols).
     mutating func addToObjective(_ s: Int32, _ c: Double, level: Double) {
         let k = objectiveIndex(level)
-        if slots[Int(s)].isBasic {
-            addRow(slots[Int(s)].row, times: c, toObjective: k)
+        if tableau.slots[Int(s)].isBasic {
+            addRow(tableau.slots[Int(s)].row, times: c, toObjective: k)
         } else {
-            objectives[k].add(s, c)
+            objectives.rows[k].add(s, c)
             markCandidate(s)
         }
     }

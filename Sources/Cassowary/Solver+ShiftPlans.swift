@@ -15,18 +15,6 @@
 // same for the same sequence of operations in every process; a later sweep over a row recomputes
 // it from its cells.
 
-/// What moving one marker changes, while the tableau's structure stays as it was when the plan
-/// was made (`Solver.structureVersion`).
-struct ShiftPlan: Sendable {
-    var marker: Int32
-    /// The rows holding the marker (its column, as `Cell(row, coefficient of the marker)`),
-    /// restricted and external, in column order.
-    var rows: [Cell]
-    /// Each external whose value moves with the marker, with its rate (`Cell(variable, rate)`):
-    /// the external rows of the column and every row that references one, transitively.
-    var rates: [Cell]
-}
-
 extension Solver {
     /// Plans kept at most: a root's width and height, a few edit variables.
     static let shiftPlanLimit = 4
@@ -34,83 +22,83 @@ extension Solver {
     /// Records that a row's cells or the basis changed: every plan is out of date.
     @inline(__always)
     mutating func structureChanged() {
-        shiftedUnknown = true
-        structureVersion &+= 1
+        degeneracy.unknown = true
+        plans.structureVersion &+= 1
     }
 
     /// The plan for `marker` (a non-basic symbol), made now if there is none for the current
     /// structure; older plans are dropped beyond `shiftPlanLimit`, first made first dropped.
     mutating func shiftPlan(for marker: Int32) -> Int {
-        if shiftPlansVersion != structureVersion {
-            shiftPlans.removeAll(keepingCapacity: true)
-            shiftPlansVersion = structureVersion
+        if plans.version != plans.structureVersion {
+            plans.list.removeAll(keepingCapacity: true)
+            plans.version = plans.structureVersion
         }
-        if let k = shiftPlans.firstIndex(where: { $0.marker == marker }) { return k }
-        if shiftPlans.count >= Self.shiftPlanLimit { shiftPlans.removeFirst() }
-        shiftPlans.append(makeShiftPlan(marker))
-        statistics.shiftPlansMade += 1
-        return shiftPlans.count - 1
+        if let k = plans.list.firstIndex(where: { $0.marker == marker }) { return k }
+        if plans.list.count >= Self.shiftPlanLimit { plans.list.removeFirst() }
+        plans.list.append(makeShiftPlan(marker))
+        counters.shiftPlansMade += 1
+        return plans.list.count - 1
     }
 
     /// The marker's rows with their coefficients, and the rates of the externals that depend on
     /// it, computed as the value sweep computes values: in stamp order (a row references only
     /// rows with an older stamp; reduced rows, stamp 0, reference none), through the same marks
-    /// (`pendingStamps`, left clear), with each rate kept in the dense `expansion` scratch (left
+    /// (`cache.pendingStamps`, left clear), with each rate kept in the dense `scratch.expansion` scratch (left
     /// zero). Made once per structure, so it costs about one sweep.
     private mutating func makeShiftPlan(_ marker: Int32) -> ShiftPlan {
         growExpansion()
         growPendingStamps()
         var rows: [Cell] = []
         var rates: [Cell] = []
-        rows.reserveCapacity(slots[Int(marker)].column.count)
+        rows.reserveCapacity(tableau.slots[Int(marker)].column.count)
         /// Marks the external rows that reference `x` and were installed after stamp `k + 1`.
         func markDependents(of x: Int32, after k: Int) {
-            for y in slots[Int(x)].column {
-                let j = Int(slots[Int(y)].stamp) - 1
+            for y in tableau.slots[Int(x)].column {
+                let j = Int(tableau.slots[Int(y)].stamp) - 1
                 if j > k { markPending(j) }
             }
         }
-        for b in slots[Int(marker)].column {
+        for b in tableau.slots[Int(marker)].column {
             let bi = Int(b)
-            let c = slots[bi].row.coefficient(marker)
+            let c = tableau.slots[bi].row.coefficient(marker)
             rows.append(Cell(b, c))
-            guard slots[bi].kind == .external else { continue }
-            if slots[bi].stamp == 0 {
+            guard tableau.slots[bi].kind == .external else { continue }
+            if tableau.slots[bi].stamp == 0 {
                 // A reduced row: its rate is its coefficient (it references nothing).
-                expansion[bi] = c
+                scratch.expansion[bi] = c
                 rates.append(Cell(b, c))
                 markDependents(of: b, after: -1)
             } else {
-                markPending(Int(slots[bi].stamp) - 1)
+                markPending(Int(tableau.slots[bi].stamp) - 1)
             }
         }
         // From the first word: a plan is made once per structure, and the words are few.
         var w = 0
-        while let k = pendingStamps.withUnsafeMutableBufferPointer({ Solver.takeLowestMark($0, from: &w) }) {
-            let x = stampOrder[k]
+        while let k = cache.pendingStamps.withUnsafeMutableBufferPointer({ Solver.takeLowestMark($0, from: &w) }) {
+            let x = tableau.stampOrder[k]
             var r = 0.0
-            for cell in slots[Int(x)].row.cells {
-                r += cell.symbol == marker ? cell.coefficient : cell.coefficient * expansion[Int(cell.symbol)]
+            for cell in tableau.slots[Int(x)].row.cells {
+                r += cell.symbol == marker ? cell.coefficient : cell.coefficient * scratch.expansion[Int(cell.symbol)]
             }
             guard r != 0 else { continue }
-            expansion[Int(x)] = r
+            scratch.expansion[Int(x)] = r
             rates.append(Cell(x, r))
             markDependents(of: x, after: k)
         }
-        for cell in rates { expansion[Int(cell.symbol)] = 0 }
+        for cell in rates { scratch.expansion[Int(cell.symbol)] = 0 }
         return ShiftPlan(marker: marker, rows: rows, rates: rates)
     }
 
     /// Moves the values of the plan's externals by their rates × `shift`, logging the ones that
     /// moved (as the sweep does).
     mutating func applyRates(of k: Int, shift: Double) {
-        shiftPlans[k].rates.withUnsafeBufferPointer { rates in
-            values.withUnsafeMutableBufferPointer { values in
+        plans.list[k].rates.withUnsafeBufferPointer { rates in
+            cache.values.withUnsafeMutableBufferPointer { values in
                 for cell in rates {
                     let d = cell.coefficient * shift
                     if d != 0 {
                         values[Int(cell.symbol)] += d
-                        movedLog.append(cell.symbol)
+                        cache.movedLog.append(cell.symbol)
                     }
                 }
             }

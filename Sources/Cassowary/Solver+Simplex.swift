@@ -4,10 +4,10 @@ extension Solver {
     /// Sign of the reduced-cost vector of `s`: the first level where it is not zero decides.
     @inline(__always)
     func lexSign(_ s: Int32) -> Int {
-        for k in objectives.indices {
-            let c = objectives[k].coefficient(s)
-            if c < -Row.epsilon { return -1 }
-            if c > Row.epsilon { return 1 }
+        for k in objectives.rows.indices {
+            let c = objectives.rows[k].coefficient(s)
+            if c < -Tolerance.zero { return -1 }
+            if c > Tolerance.zero { return 1 }
         }
         return 0
     }
@@ -17,13 +17,13 @@ extension Solver {
     mutating func pickEntering() -> Int32? {
         var best: Int32 = -1
         var i = 0
-        while i < candidates.count {
-            let s = candidates[i]
+        while i < simplex.candidates.count {
+            let s = simplex.candidates[i]
             let si = Int(s)
-            if slots[si].isBasic || !slots[si].kind.isPivotable || lexSign(s) >= 0 {
-                isCandidate[si] = false
-                candidates.swapAt(i, candidates.count - 1)
-                candidates.removeLast()
+            if tableau.slots[si].isBasic || !tableau.slots[si].kind.isPivotable || lexSign(s) >= 0 {
+                simplex.isCandidate[si] = false
+                simplex.candidates.swapAt(i, simplex.candidates.count - 1)
+                simplex.candidates.removeLast()
                 continue
             }
             if best < 0 || s < best { best = s }
@@ -37,15 +37,15 @@ extension Solver {
         while let entering = pickEntering() {
             var leaving: Int32 = -1
             var best = Double.infinity
-            for b in slots[Int(entering)].column {
+            for b in tableau.slots[Int(entering)].column {
                 let bi = Int(b)
-                let kind = slots[bi].kind
+                let kind = tableau.slots[bi].kind
                 guard kind.isRestricted else { continue }
-                let c = slots[bi].row.coefficient(entering)
+                let c = tableau.slots[bi].row.coefficient(entering)
                 // A basic dummy (a redundant required equality) must stay exactly 0: it blocks
                 // the entering symbol in either direction.
                 if c < 0 || (kind == .dummy && c != 0) {
-                    let r = abs(slots[bi].row.constant / c)
+                    let r = abs(tableau.slots[bi].row.constant / c)
                     // Columns are unordered: ties go to the lowest symbol explicitly (Bland).
                     if r < best || (r == best && b < leaving) { best = r; leaving = b }
                 }
@@ -53,8 +53,8 @@ extension Solver {
             if leaving < 0 {
                 // Every level is a sum of non-negative errors, so no direction is unbounded in
                 // exact arithmetic; a float-noise direction is dropped instead of thrown.
-                isCandidate[Int(entering)] = false
-                candidates.removeAll { $0 == entering }
+                simplex.isCandidate[Int(entering)] = false
+                simplex.candidates.removeAll { $0 == entering }
                 continue
             }
             pivot(entering, leaving)
@@ -71,48 +71,48 @@ extension Solver {
         let li = Int(leaving), ei = Int(entering)
         structureChanged()
         var row = Row()
-        swap(&row, &slots[li].row)
+        swap(&row, &tableau.slots[li].row)
         setBasic(li, false)
-        if slots[li].kind == .external { markDirty(leaving) }
+        if tableau.slots[li].kind == .external { markDirty(leaving) }
         let j = row.search(entering)
         let slot = row.cells[j].slot
         row.solve(leaving, for: entering)
-        slots.withUnsafeMutableBufferPointer { slots in
+        tableau.slots.withUnsafeMutableBufferPointer { slots in
             for cell in row.cells where cell.slot >= 0 { slots[Int(cell.symbol)].column[Int(cell.slot)] = entering }
         }
         let jl = row.search(leaving)
-        row.cells[jl].slot = Int32(slots[li].column.count)
-        slots[li].column.append(entering)
-        slots[ei].row = row
+        row.cells[jl].slot = Int32(tableau.slots[li].column.count)
+        tableau.slots[li].column.append(entering)
+        tableau.slots[ei].row = row
         setBasic(ei, true)
         // Entering's own cell is gone from the row; `unindex` may move another row's entry, which
         // needs that row in place (hence after the install).
         unindex(entering, slot: slot)
         substitute(entering, row)
-        if slots[ei].row.constant < -Row.epsilon { pushInfeasible(entering) }
-        statistics.pivots += 1
+        if tableau.slots[ei].row.constant < -Tolerance.zero { pushInfeasible(entering) }
+        counters.pivots += 1
     }
 
     /// The dual simplex: restores feasibility after constants changed, keeping optimality.
     /// - Returns: nil on success, else the basic symbol of a row that cannot be made feasible.
     mutating func dualOptimize() -> Int32? {
-        while let leaving = infeasible.pop() {
+        while let leaving = simplex.infeasible.pop() {
             let li = Int(leaving)
-            guard slots[li].isBasic, slots[li].kind.isRestricted, slots[li].row.constant < -Row.epsilon else { continue }
+            guard tableau.slots[li].isBasic, tableau.slots[li].kind.isRestricted, tableau.slots[li].row.constant < -Tolerance.zero else { continue }
             var entering: Int32 = -1
             var enteringCoefficient = 0.0
-            let row = slots[li].row
+            let row = tableau.slots[li].row
             for cell in row.cells {
                 let s = cell.symbol
                 let c = cell.coefficient
-                guard c > Row.epsilon, slots[Int(s)].kind.isPivotable else { continue }
+                guard c > Tolerance.zero, tableau.slots[Int(s)].kind.isPivotable else { continue }
                 if entering < 0 || ratioLess(s, c, entering, enteringCoefficient) {
                     entering = s
                     enteringCoefficient = c
                 }
             }
             if entering < 0 {
-                infeasible.removeAll()
+                simplex.infeasible.removeAll()
                 return leaving
             }
             pivot(entering, leaving)
@@ -121,17 +121,17 @@ extension Solver {
     }
 
     mutating func collectInfeasibleRows() {
-        infeasible.removeAll()
-        for i in slots.indices where slots[i].isBasic && slots[i].kind.isRestricted && slots[i].kind != .dummy {
-            if slots[i].row.constant < -Row.epsilon { pushInfeasible(Int32(i)) }
+        simplex.infeasible.removeAll()
+        for i in tableau.slots.indices where tableau.slots[i].isBasic && tableau.slots[i].kind.isRestricted && tableau.slots[i].kind != .dummy {
+            if tableau.slots[i].row.constant < -Tolerance.zero { pushInfeasible(Int32(i)) }
         }
     }
 
     /// Lexicographic comparison of reduced-cost ratios d(a)/ca < d(b)/cb; ties by symbol number.
     func ratioLess(_ a: Int32, _ ca: Double, _ b: Int32, _ cb: Double) -> Bool {
-        for k in objectives.indices {
-            let ra = objectives[k].coefficient(a) / ca
-            let rb = objectives[k].coefficient(b) / cb
+        for k in objectives.rows.indices {
+            let ra = objectives.rows[k].coefficient(a) / ca
+            let rb = objectives.rows[k].coefficient(b) / cb
             if ra < rb { return true }
             if ra > rb { return false }
         }

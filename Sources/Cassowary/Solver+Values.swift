@@ -1,185 +1,99 @@
-// External rows are kept unexpanded: `x = constant + Σ c·s` where `s` may be another basic
-// external (a reference). Restricted rows (slacks, errors, dummies) are always fully reduced, as the
-// simplex needs. This keeps a chain `y_k = y_{k-1} + h_{k-1} + 8` at three cells per row instead
-// of the whole chain's markers: the fill-in that makes kiwi's build cubic.
+// The external variables' values, kept in `ValueCache` and brought up to date lazily, in
+// dependency (stamp) order, for the rows an operation changed.
 
 extension Solver {
-    /// Replaces every basic external in `row` by its row, recursively, newest first.
-    ///
-    /// The sum is kept in a dense accumulator indexed by symbol (`expansion`), so each reference
-    /// costs its own row's length, not a merge over the whole accumulated row (a form's rows
-    /// reach dozens of cells through hundreds of references). The arithmetic is the merge's, in
-    /// the same order, with the same dropping of |coefficient| < `Row.epsilon`: the result is
-    /// bit-identical.
-    mutating func expand(_ row: inout Row) {
-        guard row.cells.contains(where: { slots[Int($0.symbol)].isBasic }) else { return }
-        growExpansion()
-        var touched: [Int32] = []
-        swap(&touched, &expansionTouched)
-        touched.removeAll(keepingCapacity: true)
-        var constant = row.constant
-        // Newest first (a max-heap on the install stamp): a row references older rows, so shared
-        // references cancel before they are expanded.
-        // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
-        // pushed twice pops with a zero coefficient and is skipped.
-        var heap = StampHeap()
-        for cell in row.cells {
-            let s = cell.symbol
-            expansion[Int(s)] = cell.coefficient
-            touched.append(s)
-            if slots[Int(s)].isBasic { heap.push(s, slots[Int(s)].stamp) }
-        }
-        while let x = heap.pop() {
-            let c = expansion[Int(x)]
-            if c == 0 { continue }
-            expansion[Int(x)] = 0
-            constant += c * slots[Int(x)].row.constant
-            for cell in slots[Int(x)].row.cells {
-                let s = cell.symbol
-                let si = Int(s)
-                let old = expansion[si]
-                if old == 0 {
-                    let v = c * cell.coefficient
-                    if abs(v) >= Row.epsilon {
-                        expansion[si] = v
-                        touched.append(s)
-                        if slots[si].isBasic { heap.push(s, slots[si].stamp) }
-                    }
-                } else {
-                    let v = old + c * cell.coefficient
-                    expansion[si] = abs(v) < Row.epsilon ? 0 : v
-                }
-            }
-        }
-        touched.sort()
-        var out = Row(constant: constant)
-        // Exactly as long as the result (the row is stored as it is: the touched symbols, which
-        // include every cancelled one, would over-allocate it).
-        var count = 0
-        var previous: Int32 = -1
-        for s in touched where s != previous {
-            previous = s
-            if expansion[Int(s)] != 0 { count += 1 }
-        }
-        out.cells.reserveCapacity(count)
-        previous = -1
-        for s in touched where s != previous {
-            previous = s
-            let v = expansion[Int(s)]
-            if v != 0 {
-                out.cells.append(Cell(s, v))
-                expansion[Int(s)] = 0
-            }
-        }
-        swap(&touched, &expansionTouched)
-        row = out
-    }
-
-    /// A non-basic external of the row that no row references: making it basic with the row as it
-    /// stands creates no cycle and needs no substitution (ties: lowest symbol).
-    func freshSubject(_ row: Row) -> Int32? {
-        for cell in row.cells {
-            let s = cell.symbol
-            if slots[Int(s)].kind == .external && !slots[Int(s)].isBasic && slots[Int(s)].column.isEmpty { return s }
-        }
-        return nil
-    }
-
     /// Brings the external values up to date: the rows changed since the last call, then every
     /// row referencing one whose value moved, lowest stamp first (references point to older
     /// rows, so stamp order is a dependency order). Cost: the rows whose values change.
     public mutating func updateValues() {
-        guard !dirty.isEmpty else { return }
+        guard !cache.dirty.isEmpty else { return }
         growPendingStamps()
         // Rows that left the basis are 0 now, and reduced rows (stamp 0) depend on nothing: both
         // are settled first; their dependents are marked for the sweep.
-        // `isDirty` means "listed in `dirty`" (for `markDirty`'s de-duplication); the sweep
+        // `isDirty` means "listed in `cache.dirty`" (for `markDirty`'s de-duplication); the sweep
         // works from marks alone, so every listed symbol leaves the list here.
-        var from = Int(nextStamp)
-        for x in dirty {
+        var from = Int(tableau.nextStamp)
+        for x in cache.dirty {
             let xi = Int(x)
-            isDirty[xi] = false
+            cache.isDirty[xi] = false
             // Only externals have values. A removal lists every row that held the marker,
             // restricted ones too; a restricted symbol given its row's constant here would keep
             // it after leaving the basis, and the sweep would add it into external rows.
-            if slots[xi].kind != .external { continue }
-            if slots[xi].isBasic && slots[xi].stamp > 0 {
-                from = min(from, Int(slots[xi].stamp) - 1)
-                markPending(Int(slots[xi].stamp) - 1)
+            if tableau.slots[xi].kind != .external { continue }
+            if tableau.slots[xi].isBasic && tableau.slots[xi].stamp > 0 {
+                from = min(from, Int(tableau.slots[xi].stamp) - 1)
+                markPending(Int(tableau.slots[xi].stamp) - 1)
                 continue
             }
-            let v = slots[xi].isBasic ? slots[xi].row.constant : 0
-            if values[xi] != v {
-                values[xi] = v
-                movedLog.append(x)
-                for y in slots[xi].column where slots[Int(y)].stamp > 0 {
-                    from = min(from, Int(slots[Int(y)].stamp) - 1)
-                    markPending(Int(slots[Int(y)].stamp) - 1)
+            let v = tableau.slots[xi].isBasic ? tableau.slots[xi].row.constant : 0
+            if cache.values[xi] != v {
+                cache.values[xi] = v
+                cache.movedLog.append(x)
+                for y in tableau.slots[xi].column where tableau.slots[Int(y)].stamp > 0 {
+                    from = min(from, Int(tableau.slots[Int(y)].stamp) - 1)
+                    markPending(Int(tableau.slots[Int(y)].stamp) - 1)
                 }
             }
         }
-        dirty.removeAll(keepingCapacity: true)
+        cache.dirty.removeAll(keepingCapacity: true)
         var moved: [Int32] = []
-        swap(&moved, &movedLog)
-        // One sweep in stamp (dependency) order over the rows marked in `pendingStamps`. Non-basic
+        swap(&moved, &cache.movedLog)
+        // One sweep in stamp (dependency) order over the rows marked in `cache.pendingStamps`. Non-basic
         // symbols and basic restricted ones (which no external row holds) have value 0 in
         // `values`, so a row's value is its constant plus the dot product, with no test per cell.
         // The loop runs over raw buffers: it visits every row that a resize moves (~9,000 in a
         // 5,000-view grid), and array accessors cost a retain or a uniqueness check each.
-        stampOrder.withUnsafeBufferPointer { order in
-            slots.withUnsafeBufferPointer { slots in
-                values.withUnsafeMutableBufferPointer { values in
-                    pendingStamps.withUnsafeMutableBufferPointer { pending in
+        tableau.stampOrder.withUnsafeBufferPointer { order in
+            tableau.slots.withUnsafeBufferPointer { slots in
+                cache.values.withUnsafeMutableBufferPointer { values in
+                    cache.pendingStamps.withUnsafeMutableBufferPointer { pending in
                         Solver.sweep(order: order, from: from, slots: slots, values: values, pending: pending,
                                      moved: &moved)
                     }
                 }
             }
         }
-        swap(&moved, &movedLog)
+        swap(&moved, &cache.movedLog)
         trimMovedLog()
     }
 
-    /// Stops keeping `movedLog` once it is longer than the solver (no cheaper to read than every
-    /// value) or not kept anyway (`movedUnknown`).
+    /// Stops keeping `cache.movedLog` once it is longer than the solver (no cheaper to read than every
+    /// value) or not kept anyway (`cache.movedUnknown`).
     mutating func trimMovedLog() {
-        if movedUnknown || movedLog.count > slots.count {
-            movedUnknown = true
-            movedLog.removeAll(keepingCapacity: true)
+        if cache.movedUnknown || cache.movedLog.count > tableau.slots.count {
+            cache.movedUnknown = true
+            cache.movedLog.removeAll(keepingCapacity: true)
         }
     }
 
-    /// `expansion` as long as the symbols (new entries 0).
-    mutating func growExpansion() {
-        if expansion.count < slots.count {
-            expansion.append(contentsOf: repeatElement(0, count: slots.count - expansion.count))
-        }
-    }
-
-    /// `pendingStamps` with a bit for every stamp (new words clear).
+    /// `cache.pendingStamps` with a bit for every stamp (new words clear).
     mutating func growPendingStamps() {
-        let words = (stampOrder.count + 63) >> 6
-        if pendingStamps.count < words {
-            pendingStamps.append(contentsOf: repeatElement(0, count: words - pendingStamps.count))
+        let words = (tableau.stampOrder.count + 63) >> 6
+        if cache.pendingStamps.count < words {
+            cache.pendingStamps.append(contentsOf: repeatElement(0, count: words - cache.pendingStamps.count))
         }
     }
 
-    /// The symbols whose value changed since `clearMoved()`, as symbol numbers (`Variable.index`
-    /// for a variable; other symbols may appear too), possibly repeated, in no particular order, as far as `updateValues()` has brought the values up to date; nil when that is not
-    /// known (since the solver was made, or when more changed than it has variables): then any
-    /// value may have changed. A caller that redraws only what moved reads this after an edit.
-    public var movedVariables: [Int32]? { movedUnknown ? nil : movedLog }
-
-    /// Starts a new `movedVariables` record: nothing has moved.
-    public mutating func clearMoved() {
-        movedLog.removeAll(keepingCapacity: true)
-        movedUnknown = false
+    /// The symbols whose cached value changed since the record was last reset, as symbol
+    /// numbers (`Variable.index` for a variable; other symbols may appear too), possibly
+    /// repeated, in no particular order; with `resetting`, a new record starts after this answer.
+    /// Only values brought up to date count: call `updateValues()` first to include the latest
+    /// operations. nil when that is not known (no reset since the solver was made, or more
+    /// changed than it has symbols): then any value may have changed. For a caller that redraws
+    /// only what moved.
+    public mutating func movedVariables(resetting: Bool) -> [Int32]? {
+        let moved = cache.movedUnknown ? nil : cache.movedLog
+        if resetting {
+            cache.movedLog.removeAll(keepingCapacity: true)
+            cache.movedUnknown = false
+        }
+        return moved
     }
 
     /// Marks the row installed with stamp `k + 1` for the sweep.
     @inline(__always)
     mutating func markPending(_ k: Int) {
-        pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
+        cache.pendingStamps[k >> 6] |= 1 << UInt64(k & 63)
     }
 
     /// Recomputes the marked rows in stamp order, from the mark at `from` on: each word of marks
@@ -190,7 +104,7 @@ extension Solver {
     /// A mark names a basic row by its current stamp (`order[k]` was installed with stamp
     /// `k + 1`): marks are set only for basic rows and nothing enters or leaves the basis during
     /// the sweep, so a marked row is read without looking up its flags, and `isDirty` keeps one
-    /// meaning (listed in `dirty`).
+    /// meaning (listed in `cache.dirty`).
     private static func sweep(order: UnsafeBufferPointer<Int32>, from: Int, slots: UnsafeBufferPointer<SymbolSlot>,
                               values: UnsafeMutableBufferPointer<Double>, pending: UnsafeMutableBufferPointer<UInt64>,
                               moved: inout [Int32]) {
@@ -236,108 +150,25 @@ extension Solver {
 
     /// The value of `symbol` without the cache (when values are stale).
     func evaluate(_ symbol: Int32) -> Double {
-        guard slots[Int(symbol)].isBasic else { return 0 }
+        guard tableau.slots[Int(symbol)].isBasic else { return 0 }
         var memo: [Int32: Double] = [:]
         var stack: [Int32] = [symbol]
         while let t = stack.last {
             if memo[t] != nil { stack.removeLast(); continue }
-            let row = slots[Int(t)].row
+            let row = tableau.slots[Int(t)].row
             var missing = false
-            for cell in row.cells where slots[Int(cell.symbol)].isBasic && memo[cell.symbol] == nil {
+            for cell in row.cells where tableau.slots[Int(cell.symbol)].isBasic && memo[cell.symbol] == nil {
                 stack.append(cell.symbol)
                 missing = true
             }
             if missing { continue }
             stack.removeLast()
             var v = row.constant
-            for cell in row.cells where slots[Int(cell.symbol)].isBasic {
+            for cell in row.cells where tableau.slots[Int(cell.symbol)].isBasic {
                 v += cell.coefficient * memo[cell.symbol]!
             }
             memo[t] = v
         }
         return memo[symbol]!
-    }
-
-    /// How fast each external moves when the non-basic `s` moves by 1: its direct rows and every
-    /// row referencing them, in dependency order.
-    func rates(of s: Int32) -> [(Variable, Double)] {
-        var rate: [Int32: Double] = [:]
-        var cone: [Int32] = []
-        var seen = Set<Int32>()
-        var frontier = slots[Int(s)].column.filter { slots[Int($0)].kind == .external }
-        while let x = frontier.popLast() {
-            if !seen.insert(x).inserted { continue }
-            cone.append(x)
-            for y in slots[Int(x)].column where slots[Int(y)].kind == .external { frontier.append(y) }
-        }
-        // Dependency order inside the cone.
-        var state: [Int32: UInt8] = [:]
-        var order: [Int32] = []
-        for root in cone where state[root] == nil {
-            var stack: [Int32] = [root]
-            while let t = stack.last {
-                if state[t] == nil {
-                    state[t] = 1
-                    for cell in slots[Int(t)].row.cells {
-                        let r = cell.symbol
-                        if slots[Int(r)].isBasic && seen.contains(r) && state[r] == nil { stack.append(r) }
-                    }
-                    continue
-                }
-                stack.removeLast()
-                if state[t] == 2 { continue }
-                state[t] = 2
-                order.append(t)
-            }
-        }
-        for x in order {
-            let row = slots[Int(x)].row
-            var v = 0.0
-            for cell in row.cells {
-                if cell.symbol == s {
-                    v += cell.coefficient
-                } else if let r = rate[cell.symbol] {
-                    v += cell.coefficient * r
-                }
-            }
-            rate[x] = v
-        }
-        var out: [(Variable, Double)] = []
-        if slots[Int(s)].kind == .external { out.append((Variable(s), 1)) }
-        for (x, v) in rate where abs(v) > 1e-12 { out.append((Variable(x), v)) }
-        return out.sorted { $0.0 < $1.0 }
-    }
-}
-
-/// A binary max-heap of symbols by install stamp.
-struct StampHeap {
-    var items: [(Int32, Int32)] = []
-    mutating func push(_ s: Int32, _ key: Int32) {
-        items.append((s, key))
-        var i = items.count - 1
-        while i > 0 {
-            let p = (i - 1) / 2
-            if items[p].1 >= items[i].1 { break }
-            items.swapAt(p, i)
-            i = p
-        }
-    }
-    mutating func pop() -> Int32? {
-        guard let top = items.first else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < items.count && items[l].1 > items[m].1 { m = l }
-                if r < items.count && items[r].1 > items[m].1 { m = r }
-                if m == i { break }
-                items.swapAt(i, m)
-                i = m
-            }
-        }
-        return top.0
     }
 }

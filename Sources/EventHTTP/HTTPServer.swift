@@ -125,10 +125,12 @@ public final class HTTPServer: @unchecked Sendable {
         guard (0...65535).contains(config.port) else {
             throw HTTPServerError.invalidConfiguration("port \(config.port) is not in 0...65535")
         }
-        guard config.timeoutSeconds > 0, config.maxBodyBytes >= 0, config.maxHeaderBytes > 0,
-              config.shutdownGraceSeconds >= 0, config.backlog > 0 else {
+        guard config.timeoutSeconds > 0, config.requestDeadlineSeconds > 0, config.maxBodyBytes >= 0,
+              config.maxHeaderBytes > 0, config.shutdownGraceSeconds >= 0, config.backlog > 0,
+              config.maxConnections >= 0 else {
             throw HTTPServerError.invalidConfiguration(
-                "timeout, header limit and backlog must be positive; body limit and grace not negative")
+                "timeout, request deadline, header limit and backlog must be positive; body limit, grace "
+                + "and connection limit not negative")
         }
         let address = try SocketAddress.resolve(host: config.host, port: config.port)
         let count = config.effectiveThreads

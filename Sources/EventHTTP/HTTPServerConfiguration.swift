@@ -25,6 +25,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a connection may stay silent (idle keep-alive, slow headers or body, a client not
     /// reading) before libevent closes it.
     public var timeoutSeconds: Double = 30
+    /// Longest a request's line, headers and body may take to arrive, from its first byte, however
+    /// steadily they trickle in; the connection of a request still incomplete then is closed
+    /// without an answer. (``timeoutSeconds`` is reset by every byte: alone, one byte every few
+    /// seconds holds a connection for ever.) Not applied while a request is answered or a stream runs.
+    public var requestDeadlineSeconds: Double = 30
+    /// Most connections open at once across the workers (each worker takes its share, rounded up);
+    /// at the limit a worker stops accepting until one of its connections closes (new ones wait in
+    /// the listen backlog). 0: ``automaticMaxConnections`` from the descriptor limit.
+    public var maxConnections: Int = 0
     /// Largest request body accepted; a larger one is answered 413 (problem+json, ErrorReplies.c)
     /// and the connection closes.
     public var maxBodyBytes: Int = 1 << 20
@@ -62,6 +71,27 @@ public struct HTTPServerConfiguration: Sendable {
     public var effectiveOffloadThreads: Int {
         if let offloadThreads { return max(0, offloadThreads) }
         return max(effectiveThreads, Self.availableCPUs - effectiveThreads)
+    }
+
+    /// ``maxConnections``, with 0 replaced by ``automaticMaxConnections``.
+    public var effectiveMaxConnections: Int {
+        maxConnections > 0 ? maxConnections : Self.automaticMaxConnections
+    }
+
+    /// Each worker's share of ``effectiveMaxConnections``, rounded up.
+    public var effectiveMaxConnectionsPerWorker: Int {
+        let workers = effectiveThreads
+        return max(1, (effectiveMaxConnections + workers - 1) / workers)
+    }
+
+    /// The soft `RLIMIT_NOFILE` less a reserve (an eighth, at least 32) for the files, pipes and
+    /// sockets that are not connections, and at most 10,000: so that the cap, not `EMFILE`, is
+    /// what stops new connections.
+    public static var automaticMaxConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 10_000 }
+        let soft = Int(clamping: limit.rlim_cur)
+        return min(10_000, max(1, soft - max(32, soft / 8)))
     }
 
     /// The CPUs this process may run on (its affinity mask: `taskset`, a container's cpuset),

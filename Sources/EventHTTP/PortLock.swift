@@ -25,16 +25,35 @@ final class PortLock {
     }
 
     /// Takes the lock or throws ``HTTPServerError/portInUse(host:port:detail:)`` naming the holder.
+    ///
+    /// The lock file usually lives in a directory anyone can write (`/tmp`), so another user may
+    /// plant it first. Why each step:
+    /// - `O_NOFOLLOW`: a planted symbolic link would make us truncate and write our pid into
+    ///   whatever file it points at; such a lock file is refused (`ELOOP`).
+    /// - only a regular file with one link: a hard link or a FIFO planted under the name is refused
+    ///   the same way (a FIFO would block the open, hence `O_NONBLOCK`, a no-op on regular files).
+    /// - the flock is the truth: the pid written in the file is only for the next one's message,
+    ///   so a stale file naming some other live process does not stop us when the flock is free.
+    /// - nothing is truncated or written before the flock is held (no `O_TRUNC`).
     static func acquire(directory: String, name: String, host: String, port: Int) throws -> PortLock {
         let path = path(directory: directory, name: name, port: port)
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        var fd = open(path, O_RDWR | O_CREAT | flags, 0o644)
         if fd < 0 && (errno == EACCES || errno == EPERM) {
             // A lock file left by another user: flock works on a read-only descriptor too.
-            fd = open(path, O_RDONLY | O_CLOEXEC)
+            fd = open(path, O_RDONLY | flags)
         }
         if fd < 0 {
             let code = errno
+            if code == ELOOP {
+                throw HTTPServerError.lockFailed(path: path, detail: "it is a symbolic link; refusing to follow it")
+            }
             throw HTTPServerError.lockFailed(path: path, detail: errnoDescription(code))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+            close(fd)
+            throw HTTPServerError.lockFailed(path: path, detail: "it is not a plain file (a link, a FIFO or a device?); refusing to use it")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
@@ -48,7 +67,8 @@ final class PortLock {
             }
             throw HTTPServerError.lockFailed(path: path, detail: errnoDescription(code))
         }
-        // Record our pid for the error message of the next one (best effort).
+        // Held: record our pid for the error message of the next one (best effort; whatever an
+        // earlier, dead or foreign, holder wrote there is replaced).
         if ftruncate(fd, 0) == 0 {
             let text = "\(getpid())\n"
             _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }

@@ -24,6 +24,8 @@ final class Worker: @unchecked Sendable {
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
     private var doorbell: Doorbell?
+    /// Request deadline, connection cap, accept back-off (ConnectionGuard.swift).
+    private var connectionGuard: ConnectionGuard?
     /// evhttp keeps the pointer it is given as the default content type: it must outlive `http`.
     private var defaultContentType: UnsafeMutablePointer<CChar>?
 
@@ -77,6 +79,9 @@ final class Worker: @unchecked Sendable {
         evhttp_set_gencb(http, workerRequestCallback, me)
         do {
             doorbell = try Doorbell(base: base) { [unowned self] in runMailbox() }
+            connectionGuard = try ConnectionGuard(base: base, configuration: configuration,
+                                                  closeCallback: workerConnectionClosedCallback, closeArgument: me)
+            evhttp_set_bevcb(http, workerBuffereventCallback, me)
         } catch {
             destroyUnstarted()
             throw error
@@ -112,6 +117,7 @@ final class Worker: @unchecked Sendable {
             throw HTTPServerError.libevent("evhttp_bind_listener failed")
         }
         self.bound = bound
+        connectionGuard?.attach(listener: listener)
         guard let port = SocketAddress.localPort(of: evconnlistener_get_fd(listener)) else {
             throw HTTPServerError.cannotListen(host: host, port: address.port, detail: "getsockname failed")
         }
@@ -119,6 +125,7 @@ final class Worker: @unchecked Sendable {
     }
 
     func stopListening() {
+        connectionGuard?.detachListener()
         if let http, let bound {
             evhttp_del_accept_socket(http, bound)  // frees the listener, closes its socket
         }
@@ -135,6 +142,7 @@ final class Worker: @unchecked Sendable {
     /// Frees the evhttp: its listeners and every connection (our close callback runs for each
     /// connection still open).
     private func freeHTTP() {
+        connectionGuard?.detachListener()
         if let http { evhttp_free(http) }
         http = nil
         bound = nil
@@ -144,6 +152,8 @@ final class Worker: @unchecked Sendable {
     private func freeBase() {
         doorbell?.invalidate()
         doorbell = nil
+        connectionGuard?.free()
+        connectionGuard = nil
         event_base_free(base)
         free(defaultContentType)
         defaultContentType = nil
@@ -251,11 +261,16 @@ final class Worker: @unchecked Sendable {
     }
 
     fileprivate func connectionClosed(_ connection: OpaquePointer) {
+        connectionGuard?.closed(connection)
         connections.removeValue(forKey: connection)
         if let stream = streams.removeValue(forKey: connection) {
             stream.connectionLost(serverShutdown: draining)
         }
         if draining { checkDrained() }
+    }
+
+    fileprivate func makeConnectionBufferevent() -> OpaquePointer? {
+        connectionGuard?.makeBufferevent() ?? bufferevent_socket_new(base, -1, 0)
     }
 
     func streamEnded(connection: OpaquePointer) {
@@ -272,6 +287,7 @@ final class Worker: @unchecked Sendable {
         let connection = evhttp_request_get_connection(req)
         var peer = (address: "", port: 0)
         if let connection {
+            connectionGuard?.requestRead(connection)
             if let known = connections[connection] {
                 peer = known
             } else {
@@ -286,6 +302,13 @@ final class Worker: @unchecked Sendable {
             return
         }
         let request = makeRequest(req, method: method, peer: peer)
+        var major: Int32 = 0, minor: Int32 = 0
+        layoutd_request_version(req, &major, &minor)
+        if let rejection = RequestChecks.check(major: Int(major), minor: Int(minor), headers: request.headers) {
+            layoutd_request_answer_as_http11(req)
+            send(rejection.response, to: req, isHead: method == "HEAD")
+            return
+        }
         let response = handler(request)
         let isHead = method == "HEAD"
         if case .offloaded(let work) = response {
@@ -358,7 +381,19 @@ final class Worker: @unchecked Sendable {
     private func makeRequest(_ req: OpaquePointer, method: String, peer: (address: String, port: Int)) -> HTTPRequest {
         var rawPath = ""
         var query = ""
-        if let uri = evhttp_request_get_evhttp_uri(req) {
+        // The target as sent when it is a path (origin form): libevent's URI parser would read
+        // `//healthz` as an authority `healthz` with an empty path, i.e. `/`.
+        if let uri = evhttp_request_get_uri(req), uri.pointee == UInt8(ascii: "/") {
+            var text = String(cString: uri)
+            // A fragment is not sent by conforming clients; dropped as libevent's parser did.
+            if let fragment = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<fragment]) }
+            if let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) {
+                rawPath = String(text[..<mark])
+                query = String(text[text.index(after: mark)...])
+            } else {
+                rawPath = text
+            }
+        } else if let uri = evhttp_request_get_evhttp_uri(req) {
             if let path = evhttp_uri_get_path(uri) { rawPath = String(cString: path) }
             if let q = evhttp_uri_get_query(uri) { query = String(cString: q) }
         } else if let uri = evhttp_request_get_uri(req) {
@@ -415,6 +450,9 @@ final class Worker: @unchecked Sendable {
     /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
     /// replace our headers with HTML and close the connection).
     private func send(_ head: HTTPHead, body: [UInt8], to req: OpaquePointer, isHead: Bool) {
+        // Looked up first: `req` (and, when it closes, the connection) may be freed by the send.
+        let connection = evhttp_request_get_connection(req)
+        defer { if let connection { connectionGuard?.answered(connection) } }
         guard (100...599).contains(head.status) else {
             report(.error, "handler answered status \(head.status); sending 500")
             send(.problem(status: 500, detail: "invalid response status"), to: req, isHead: isHead)
@@ -543,6 +581,11 @@ private func releaseResponseBody(_ data: UnsafeRawPointer?, _ length: Int, _ arg
 private func workerRequestCallback(_ req: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
     guard let req, let arg else { return }
     Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().handle(req)
+}
+
+private func workerBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let arg else { return nil }
+    return Unmanaged<Worker>.fromOpaque(arg).takeUnretainedValue().makeConnectionBufferevent()
 }
 
 private func workerDrainCheckCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {

@@ -6,7 +6,9 @@ import Primitives
 public struct APIRequest: Sendable {
     /// `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE` or `OPTIONS`, as sent (methods are case-sensitive).
     public var method: String
-    /// The path, already percent-decoded (`/v1/sessions/a%23b` arrives as `/v1/sessions/a#b`).
+    /// The path as sent, still percent-encoded: routing splits it at its `/`s and then decodes each
+    /// segment (`/v1/sessions/a%23b` is the session `a#b`; `a%2Fb` is the id `a/b`, never two
+    /// segments). A path without `%` is the same either way.
     public var path: String
     /// The raw query string without the leading `?` (`""` when there is none), still percent-encoded.
     public var query: String

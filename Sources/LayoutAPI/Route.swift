@@ -1,6 +1,9 @@
 import JSON
+import Primitives
 
-/// The routes of http.md's table, matched on the percent-decoded path.
+/// The routes of http.md's table, matched on the path as sent: split at its `/`s first, then each
+/// segment percent-decoded (RFC 3986: `%2F` is data inside a segment, never a separator, and
+/// `/%68ealthz` is `/healthz`, a percent-encoded unreserved character being the character itself).
 enum Route: Equatable, Sendable {
     case healthz
     case solve
@@ -17,32 +20,40 @@ enum Route: Equatable, Sendable {
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
     static let sessionsPrefix = sessionsPrefixBytes.description
 
-    /// The route for `path`, or nil (404). Paths match exactly: no trailing `/`, no empty id.
+    /// The route for `path` (still percent-encoded), or nil (404). Paths match exactly: no
+    /// trailing `/`, no empty segment (`//healthz` is a 404), no empty id.
     static func match(_ path: String) -> Route? {
         if let route = matchSessionASCII(path) { return route }
-        switch path {
-        case "/healthz": return .healthz
-        case "/v1/solve": return .solve
-        case "/v1/sessions": return .sessions
-        case "/v1/render.svg": return .render
-        case "/": return .playground
-        case "/client.js": return .clientScript
-        default: break
-        }
-        guard path.hasPrefix(sessionsPrefix) else { return nil }
-        let rest = path.dropFirst(sessionsPrefix.count)
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard let id = parts.first, !id.isEmpty else { return nil }
-        if parts.count == 1 { return .session(String(id)) }
-        if parts.count == 2 {
-            switch parts[1] {
-            case "frames": return .sessionFrames(String(id))
-            case "events": return .sessionEvents(String(id))
-            case "render.svg": return .sessionRender(String(id))
+        guard path.hasPrefix("/") else { return nil }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { percentDecode($0) }
+        switch segments.count {
+        case 1:
+            switch segments[0] {
+            case "healthz": return .healthz
+            case "": return .playground
+            case "client.js": return .clientScript
             default: return nil
             }
+        case 2 where segments[0] == "v1":
+            switch segments[1] {
+            case "solve": return .solve
+            case "sessions": return .sessions
+            case "render.svg": return .render
+            default: return nil
+            }
+        case 3, 4:
+            guard segments[0] == "v1", segments[1] == "sessions", !segments[2].isEmpty else { return nil }
+            let id = segments[2]
+            if segments.count == 3 { return .session(id) }
+            switch segments[3] {
+            case "frames": return .sessionFrames(id)
+            case "events": return .sessionEvents(id)
+            case "render.svg": return .sessionRender(id)
+            default: return nil
+            }
+        default:
+            return nil
         }
-        return nil
     }
 
     /// The session routes (nearly every request) of an all-ASCII path, matched on its bytes:
@@ -58,7 +69,10 @@ enum Route: Equatable, Sendable {
             let rest = UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
             let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
             guard slash > 0 else { return nil }
-            let id = String(decoding: UnsafeBufferPointer(rebasing: rest[..<slash]), as: UTF8.self)
+            let raw = UnsafeBufferPointer(rebasing: rest[..<slash])
+            // Decoded after the split: an id's `%2F` is part of the id.
+            let id = raw.contains(UInt8(ascii: "%")) ? percentDecode(String(decoding: raw, as: UTF8.self))
+                : String(decoding: raw, as: UTF8.self)
             if slash == rest.endIndex { return .session(id) }
             let sub = UnsafeBufferPointer(rebasing: rest[(slash + 1)...])
             if sub.hasBytes(of: "frames") { return .sessionFrames(id) }

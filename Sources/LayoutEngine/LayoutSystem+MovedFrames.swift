@@ -15,7 +15,7 @@ extension LayoutSystem {
     /// Brings the solver's values up to date first.
     public mutating func movedFramePositions() -> [Int]? {
         solver.updateValues()
-        guard let moved = solver.movedVariables else { return nil }
+        guard let moved = solver.movedVariables(resetting: false) else { return nil }
         let n = frameSlots.count
         // More moves than views (each has four variables): a quarter or more of the layout moved,
         // and reading every frame in order costs less than listing which.
@@ -55,14 +55,14 @@ extension LayoutSystem {
 
     /// Starts a new record for `movedFramePositions`: no frame has moved.
     public mutating func clearMovedFrames() {
-        solver.clearMoved()
+        _ = solver.movedVariables(resetting: true)
     }
 
     /// Builds `viewOfVariable` and the children lists for the current document and variables.
     mutating func indexMovedFrames() {
         let views = document.views
         let n = views.count
-        var owner = [Int32](repeating: -1, count: solver.variableCount)
+        var owner = [Int32](repeating: -1, count: solver.statistics.symbols)
         for i in 0..<min(n, viewVariables.count) {
             guard let v = viewVariables[i] else { continue }
             for x in [v.minX, v.minY, v.width, v.height] where Int(x.index) < owner.count {

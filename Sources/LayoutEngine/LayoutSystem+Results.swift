@@ -153,26 +153,26 @@ extension LayoutSystem {
     /// Brings the kept `diagnostics.ambiguous` up to date, so that reading `diagnostics` costs
     /// nothing until the next edit. It is recomputed only when an edit added or removed a
     /// constraint, pivoted, or changed which restricted rows are degenerate: the only inputs of
-    /// `Solver.freeDirections` (see `Solver.degenerateRows`; a constant change without a pivot can
-    /// still open a free direction). Edits do not do this themselves: a caller that never reads
-    /// diagnostics (a benchmark, a one-shot solve) never pays for them.
+    /// `Solver.freeDirections` (see `Solver.freeDirectionsUnchanged(since:)`; a constant change
+    /// without a pivot can still open a free direction). Edits do not do this themselves: a
+    /// caller that never reads diagnostics (a benchmark, a one-shot solve) never pays for them.
     /// - Returns: the diagnostics (what `diagnostics` would answer, without checking again).
     @discardableResult
     public mutating func refreshDiagnostics() -> Diagnostics {
         if !ambiguityIsCurrent {
             ambiguous = ambiguousViews
-            degenerate = solver.degenerateRows()
-            ambiguityPivots = solver.statistics.pivots
+            ambiguityStamp = nil
             ambiguityStale = false
         }
-        // `degenerate` describes the solver now: the next check needs only the rows shifted since.
-        solver.markDegeneracyBaseline()
+        // The stamp describes the solver now: the next check needs only the rows shifted since.
+        ambiguityStamp = solver.stampFreeDirections(keeping: ambiguityStamp)
         return diagnostics(ambiguous: ambiguous)
     }
 
     /// The kept `ambiguous` still describes the solver.
     var ambiguityIsCurrent: Bool {
-        !ambiguityStale && solver.statistics.pivots == ambiguityPivots && solver.degenerateRowsEqual(degenerate)
+        guard !ambiguityStale, let ambiguityStamp else { return false }
+        return solver.freeDirectionsUnchanged(since: ambiguityStamp)
     }
 
     /// Views whose returned frame values could differ in another optimal solution.

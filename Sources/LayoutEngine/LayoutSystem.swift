@@ -51,11 +51,10 @@ public struct LayoutSystem: Sendable {
     /// `diagnostics.inactive`, kept up to date by every edit that can switch an entry.
     var inactive: [String] = []
     /// `diagnostics.ambiguous` as last computed by `refreshDiagnostics`, and what it was computed
-    /// from: it is current while no constraint was added or removed since (`ambiguityStale`), the
-    /// solver has not pivoted, and the same restricted rows are degenerate.
+    /// from: it is current while no constraint was added or removed since (`ambiguityStale`) and
+    /// the solver says its free directions are unchanged since `ambiguityStamp`.
     var ambiguous: [String] = []
-    var degenerate: [Int32] = []
-    var ambiguityPivots = -1
+    var ambiguityStamp: FreeDirectionsStamp?
     var ambiguityStale = true
     var activation: ActivationContext
     /// Some entry uses a `when` rule: its state may depend on anything, so edits re-evaluate all.
@@ -241,7 +240,7 @@ public struct LayoutSystem: Sendable {
     @discardableResult
     mutating func rebuildIfDue(afterRemovals removed: Bool) -> Bool {
         editsSinceBuild += 1
-        let outgrown = removed && solver.footprint.constraintSlots > 2 * positionOfConstraint.count + 256
+        let outgrown = removed && solver.statistics.constraintSlots > 2 * positionOfConstraint.count + 256
         guard outgrown || editsSinceBuild >= rebuildInterval else { return false }
         build(rememberingDelegates: delegateMemory)
         solver.compact()

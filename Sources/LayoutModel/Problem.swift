@@ -30,16 +30,17 @@ public struct DocumentLimits: Equatable, Sendable {
 
 /// Escapes one reference token of a JSON pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
 public func jsonPointerToken(_ s: String) -> String {
-    // Without a '~' or '/' byte no character can be one: the common case, without walking characters.
+    // Without a '~' or '/' byte there is nothing to escape: the common case, without walking the string.
     if !s.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) { return s }
-    if !s.contains("~") && !s.contains("/") { return s }
-    var out = ""
-    for ch in s {
-        switch ch {
-        case "~": out += "~0"
-        case "/": out += "~1"
-        default: out.append(ch)
+    // By scalar, not by Character: a '~' or '/' followed by a combining mark ("~\u{301}") is one Character that
+    // is neither, and was left unescaped (found by the fuzz-document fuzzer).
+    var out = String.UnicodeScalarView()
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "~": out.append(contentsOf: "~0".unicodeScalars)
+        case "/": out.append(contentsOf: "~1".unicodeScalars)
+        default: out.append(scalar)
         }
     }
-    return out
+    return String(out)
 }

@@ -21,6 +21,10 @@ struct DaemonConfiguration: Equatable, Sendable {
     var maxBodyBytes = 1_048_576
     var maxHeaderBytes = 16_384
     var timeoutSeconds = 30.0
+    /// Longest a request's line, headers and body may take from its first byte (slowloris).
+    var requestDeadlineSeconds = 30.0
+    /// Most connections open at once; 0 derives it from RLIMIT_NOFILE (EventHTTP's `automaticMaxConnections`).
+    var maxConnections = 0
     var shutdownGraceSeconds = 1.0
     var backlog = 511
     var logLevel = "info"
@@ -54,7 +58,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
-        "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
+        "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
         "corsOrigins", "store", "sync",
     ]
@@ -122,6 +126,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxBodyBytes": maxBodyBytes = try integer()
         case "maxHeaderBytes": maxHeaderBytes = try integer()
         case "timeoutSeconds": timeoutSeconds = try number()
+        case "requestDeadlineSeconds": requestDeadlineSeconds = try number()
+        case "maxConnections": maxConnections = try integer()
         case "shutdownGraceSeconds": shutdownGraceSeconds = try number()
         case "backlog": backlog = try integer()
         case "logLevel": logLevel = try string()
@@ -151,6 +157,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         if maxBodyBytes < 0 { try fail("maxBodyBytes must not be negative") }
         if maxHeaderBytes < 256 { try fail("maxHeaderBytes must be at least 256") }
         if !(timeoutSeconds > 0) { try fail("timeoutSeconds must be positive") }
+        if !(requestDeadlineSeconds > 0) { try fail("requestDeadlineSeconds must be positive") }
+        if maxConnections < 0 { try fail("maxConnections must not be negative (0 derives it from the descriptor limit)") }
         if !(shutdownGraceSeconds >= 0) { try fail("shutdownGraceSeconds must not be negative") }
         if backlog < 1 { try fail("backlog must be at least 1") }
         if !Self.logLevels.contains(logLevel) {
@@ -243,6 +251,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxBodyBytes": String(maxBodyBytes),
             "maxHeaderBytes": String(maxHeaderBytes),
             "timeoutSeconds": jsonNumber(timeoutSeconds),
+            "requestDeadlineSeconds": jsonNumber(requestDeadlineSeconds),
+            "maxConnections": String(maxConnections),
             "shutdownGraceSeconds": jsonNumber(shutdownGraceSeconds),
             "backlog": String(backlog),
             "logLevel": jsonString(logLevel),

@@ -57,9 +57,10 @@ struct Router: Sendable {
         return Router.httpResponse(reply)
     }
 
-    /// The wire request as the API sees it (the path already percent-decoded, the query still raw).
+    /// The wire request as the API sees it (the path and the query as sent, still percent-encoded:
+    /// the API decodes each path segment after splitting, see LayoutAPI's `Route`).
     static func apiRequest(_ request: HTTPRequest) -> APIRequest {
-        APIRequest(method: request.method, path: request.path, query: request.query,
+        APIRequest(method: request.method, path: request.rawPath, query: request.query,
                    headers: request.headers, body: request.body)
     }
 

@@ -17,7 +17,7 @@ struct Serve: ParsableCommand {
             a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
             --config is not given); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
-            timeoutSeconds, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
+            timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, corsOrigins, store, sync); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
@@ -58,7 +58,9 @@ struct Serve: ParsableCommand {
             (Retry-After: 60). A session that no request names for \
             --session-idle-timeout-seconds is dropped (idle sessions are swept every quarter of \
             that time, at most every 30 s; 0 keeps sessions forever). Connections silent for \
-            --timeout-seconds are closed.
+            --timeout-seconds are closed, and so are those whose request (line, headers and body) \
+            has not arrived --request-deadline-seconds after its first byte. Beyond --max-connections \
+            open connections, new ones wait in the backlog until one closes.
 
             CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], or \
             * for any origin) may call the API from a browser: its requests get \
@@ -139,6 +141,16 @@ struct Serve: ParsableCommand {
         "Seconds a connection may stay silent (idle keep-alive, slow request, client not reading) before it is closed. Default: 30.",
         valueName: "seconds"))
     var timeoutSeconds: Double?
+
+    @Option(help: ArgumentHelp(
+        "Longest a request's line, headers and body may take to arrive, from its first byte; then its connection is closed. Default: 30.",
+        valueName: "seconds"))
+    var requestDeadlineSeconds: Double?
+
+    @Option(help: ArgumentHelp(
+        "Most connections open at once; 0 derives it from the descriptor limit (RLIMIT_NOFILE less an eighth, at least 32, at most 10000). Default: 0.",
+        valueName: "n"))
+    var maxConnections: Int?
 
     @Option(help: ArgumentHelp(
         "On SIGINT/SIGTERM, how long open connections may take to finish. Default: 1.", valueName: "seconds"))
@@ -261,6 +273,8 @@ struct Serve: ParsableCommand {
         if let maxBodyBytes { settings.maxBodyBytes = maxBodyBytes }
         if let maxHeaderBytes { settings.maxHeaderBytes = maxHeaderBytes }
         if let timeoutSeconds { settings.timeoutSeconds = timeoutSeconds }
+        if let requestDeadlineSeconds { settings.requestDeadlineSeconds = requestDeadlineSeconds }
+        if let maxConnections { settings.maxConnections = maxConnections }
         if let shutdownGraceSeconds { settings.shutdownGraceSeconds = shutdownGraceSeconds }
         if let backlog { settings.backlog = backlog }
         if let logLevel { settings.logLevel = logLevel }
@@ -301,6 +315,8 @@ struct Serve: ParsableCommand {
         configuration.threads = settings.threads
         configuration.backlog = settings.backlog
         configuration.timeoutSeconds = settings.timeoutSeconds
+        configuration.requestDeadlineSeconds = settings.requestDeadlineSeconds
+        configuration.maxConnections = settings.maxConnections
         configuration.maxBodyBytes = settings.transportMaxBodyBytes
         configuration.maxHeaderBytes = settings.maxHeaderBytes
         configuration.shutdownGraceSeconds = settings.shutdownGraceSeconds

@@ -53,4 +53,29 @@ struct DegeneracyTests {
             s.markDegeneracyBaseline()
         }
     }
+
+    @Test("a free-directions stamp holds until a pivot or a change of the degenerate rows")
+    func stamp() throws {
+        var s = Solver()
+        let w = s.addVariable()
+        try s.add(Expression([Term(w)], constant: -100), .greaterOrEqual, priority: 1000)
+        let max = try s.add(Expression([Term(w)], constant: -100), .lessOrEqual, priority: 1000)
+        let first = s.stampFreeDirections()
+        #expect(s.freeDirectionsUnchanged(since: first))
+        // Kept, the stamp is the same one; the free directions are still none.
+        #expect(s.stampFreeDirections(keeping: first) == first)
+        #expect(s.freeDirections().isEmpty)
+        // The bound comes free without a pivot: the degenerate rows differ, so must the answer.
+        try s.setConstant(max.id, to: -120)
+        #expect(!s.freeDirectionsUnchanged(since: first))
+        let second = s.stampFreeDirections()
+        #expect(second != first && s.freeDirectionsUnchanged(since: second))
+        #expect(!s.freeDirections().isEmpty)
+        // A pivot (a new constraint that moves w into a row) invalidates it as well.
+        let x = s.addVariable()
+        try s.add(Expression([Term(w), Term(x, -1)], constant: 0), .equal, priority: 1000)
+        try s.add(Expression([Term(w)], constant: -110), .equal, priority: 500)
+        #expect(s.statistics.pivots > second.pivots)
+        #expect(!s.freeDirectionsUnchanged(since: second))
+    }
 }

@@ -48,14 +48,14 @@ struct StorageTests {
     /// moves a basic dummy), as first written: a walk of the column per direction, each
     /// restricted row's coefficient read before its constant.
     static func referenceIsBlocked(_ solver: Solver, _ s: Int32, direction: Double) -> Bool {
-        for b in solver.slots[Int(s)].column {
+        for b in solver.tableau.slots[Int(s)].column {
             let bi = Int(b)
-            switch solver.slots[bi].kind {
+            switch solver.tableau.slots[bi].kind {
             case .external: continue
             case .dummy: return true
             case .slack, .error:
-                let c = solver.slots[bi].row.coefficient(s) * direction
-                if c < 0 && solver.slots[bi].row.constant < 1e-9 { return true }
+                let c = solver.tableau.slots[bi].row.coefficient(s) * direction
+                if c < 0 && solver.tableau.slots[bi].row.constant < 1e-9 { return true }
             }
         }
         return false
@@ -64,10 +64,10 @@ struct StorageTests {
     /// `freeDirections` as it was written first: `lexSign` asked for each symbol.
     static func referenceFreeDirections(_ s: Solver) -> [FreeDirection] {
         var out: [FreeDirection] = []
-        for i in s.slots.indices where !s.slots[i].isBasic {
-            let kind = s.slots[i].kind
+        for i in s.tableau.slots.indices where !s.tableau.slots[i].isBasic {
+            let kind = s.tableau.slots[i].kind
             let sym = Int32(i)
-            if kind == .dummy || s.lexSign(sym) != 0 || (kind != .external && s.owner[i] < 0) { continue }
+            if kind == .dummy || s.lexSign(sym) != 0 || (kind != .external && s.tableau.owner[i] < 0) { continue }
             let up = referenceIsBlocked(s, sym, direction: 1)
             let down = kind == .external ? referenceIsBlocked(s, sym, direction: -1) : true
             let (oneUp, oneDown) = s.blocked(sym, bothWays: kind == .external)

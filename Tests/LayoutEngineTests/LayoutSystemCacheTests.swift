@@ -3,6 +3,7 @@ import TestSupport
 import JSON
 import LayoutModel
 @testable import LayoutEngine
+@testable import Cassowary
 
 /// The diagnostics an edited system keeps between edits (`ambiguous`, `inactive`) and its frames
 /// always equal those of a fresh solve of the same document.
@@ -114,7 +115,7 @@ struct LayoutSystemFootprintTests {
             var a = system.document.views[1]
             a.hidden.toggle()
             system.replace(views: [a], entries: [])
-            maxSlots = max(maxSlots, system.solver.footprint.constraintSlots)
+            maxSlots = max(maxSlots, system.solver.statistics.constraintSlots)
             if step % 500 == 499 {
                 let fresh = LayoutSystem(document: system.document)
                 #expect(system.frames().map(\.frame) == fresh.frames().map(\.frame), "step \(step)")

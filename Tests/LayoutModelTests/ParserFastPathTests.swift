@@ -183,6 +183,9 @@ struct ParserFastPathTests {
         #expect(jsonPointerToken("plain") == "plain")
         #expect(jsonPointerToken("a/b~c") == "a~1b~0c")
         #expect(jsonPointerToken("é") == "é")
+        // A '~' or '/' with a combining mark after it is one Character but still a '~' or '/' byte (fuzz-document).
+        #expect(jsonPointerToken("a~\u{301}") == "a~0\u{301}")
+        #expect(jsonPointerToken("/\u{301}~\u{20DD}") == "~1\u{301}~0\u{20DD}")
     }
 
     @Test("a document whose views are written as an array compiles the same constraints")

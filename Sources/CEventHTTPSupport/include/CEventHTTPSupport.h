@@ -4,7 +4,10 @@
 #ifndef LAYOUTD_CEVENTHTTPSUPPORT_H
 #define LAYOUTD_CEVENTHTTPSUPPORT_H
 
+#include <stddef.h>
+
 struct evhttp_request;
+struct evbuffer;
 
 /// `evhttp_send_reply(req, code, reason, NULL)`, then the reply written to the socket at once
 /// when it takes all of it, and the request finished there and then (see SendNow.c). `req` must
@@ -15,6 +18,21 @@ int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *rea
 /// Whether `layoutd_send_reply_now` has written a reply at once since the last reset (for a test).
 int layoutd_reply_sent_at_once(void);
 void layoutd_reply_sent_at_once_reset(void);
+
+/// The HTTP version of `req`'s request line, as libevent parsed it (`HTTP/%d.%d`; libevent itself
+/// refuses only a major version above 1). See RequestFields.c.
+void layoutd_request_version(const struct evhttp_request *req, int *major, int *minor);
+
+/// Makes the reply to `req` an HTTP/1.1 one (its status line follows the request's version) and
+/// lets `Connection: close` close a CONNECT request's connection too. For replies that close.
+void layoutd_request_answer_as_http11(struct evhttp_request *req);
+
+/// Looks at the complete header block at the start of `input` (a request libevent has not read
+/// yet) and changes it in place so that libevent refuses it at once: 1 for a `Content-Length` that
+/// is not one plain number (400), 2 for `Expect: 100-continue` with a length over
+/// `max_body_bytes` (417); 0 otherwise. Also turns NULs in header lines into 0x01, blanks chunk
+/// extensions and spoils `0x` chunk sizes of a chunked body already in the buffer. See Prescan.c.
+int layoutd_prescan_request(struct evbuffer *input, size_t max_header_bytes, unsigned long long max_body_bytes);
 
 /// The CPUs this process may run on (its affinity mask), else the online CPUs; at least one.
 int layoutd_available_cpus(void);

@@ -139,35 +139,41 @@ enum LayoutdBinary {
                 try? writer.close()
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let exit = ChildExit(process)
+        if !exit.wait(timeout: timeout) {
+            exit.kill()
             throw TestFailure("layoutd \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
-        process.waitUntilExit()
         // Let the readability handlers catch the last bytes.
         usleep(50_000)
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
         outCollector.append(out.fileHandleForReading.readDataToEndOfFile())
         errCollector.append(err.fileHandleForReading.readDataToEndOfFile())
-        return Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
+        return Result(status: exit.shellStatus, stdout: outCollector.text, stderr: errCollector.text)
     }
 }
 
 /// A running `layoutd serve`, started on a free port; killed when dropped if still running.
 final class Daemon {
     let process = Process()
+    private lazy var exit = ChildExit(process)
     private let errors = OutputCollector()
     private let errorPipe = Pipe()
     private(set) var port = 0
 
     /// Starts `layoutd serve --port 0 --threads 2 <extra>` and waits for its "listening" line.
-    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20) throws {
-        process.executableURL = try LayoutdBinary.locate()
-        process.arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
+    /// `shell`: shell commands run first, in a `/bin/sh` that then execs layoutd (`ulimit -n 64`).
+    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil) throws {
+        let binary = try LayoutdBinary.locate()
+        let arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(shell); exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["LAYOUTD_CONFIG"] = nil
         process.environment = environment
@@ -184,7 +190,7 @@ final class Daemon {
                 self.port = found
                 return
             }
-            if !process.isRunning { break }
+            if exit.hasExited { break }
             usleep(10_000)
         }
         let log = errors.text
@@ -203,7 +209,7 @@ final class Daemon {
     }
 
     var stderr: String { errors.text }
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { !exit.hasExited }
 
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
@@ -211,19 +217,12 @@ final class Daemon {
 
     /// Waits for the process to end; returns its exit status, or nil if still running at the deadline.
     func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { return nil }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        exit.wait(timeout: timeout) ? exit.shellStatus : nil
     }
 
     /// Kills the daemon if it still runs.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        exit.kill()
         errorPipe.fileHandleForReading.readabilityHandler = nil
     }
 

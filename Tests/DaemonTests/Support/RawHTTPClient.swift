@@ -15,6 +15,8 @@ struct RawHTTPResponse {
     var reason: String
     var headers: [(name: String, value: String)]
     var body: [UInt8]
+    /// The status line exactly as received (`HTTP/1.1 200 OK`).
+    var statusLine = ""
 
     var text: String { String(decoding: body, as: UTF8.self) }
 
@@ -136,7 +138,8 @@ final class RawHTTPConnection {
             guard let colon = line.firstIndex(of: ":") else { throw TestFailure("bad header line: \(line)") }
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].stripping(" \t")))
         }
-        return RawHTTPResponse(status: status, reason: parts.count > 2 ? String(parts[2]) : "", headers: headers, body: [])
+        return RawHTTPResponse(status: status, reason: parts.count > 2 ? String(parts[2]) : "", headers: headers, body: [],
+                               statusLine: statusLine)
     }
 
     /// Reads one complete response; `forMethod` tells whether a body can follow (not for HEAD).

@@ -1,8 +1,20 @@
+/// What the next simplex pass must look at: the dual simplex's infeasible rows and the primal
+/// simplex's candidates to enter. Operations push what they touched, so a pass never scans the
+/// tableau for work.
+struct SimplexQueues: Sendable {
+    /// Restricted basic rows whose constant went negative (for the dual simplex).
+    var infeasible = RowQueue()
+    /// Non-basic symbols whose reduced cost may have turned negative (for the primal simplex),
+    /// each listed once (`isCandidate`, indexed by symbol number).
+    var candidates: [Int32] = []
+    var isCandidate: [Bool] = []
+}
+
 /// The dual simplex's queue of restricted rows whose constant went negative: a binary max-heap of
 /// symbol numbers, so rows leave highest symbol first whatever the order in which the (unordered)
 /// columns found them. A resize of a 5,000-view grid keeps ~850 rows queued while it pivots
 /// hundreds of times, so the sift loops work on the raw buffer.
-struct RowQueue {
+struct RowQueue: Sendable {
     var items: [Int32] = []
 
     var isEmpty: Bool { items.isEmpty }
