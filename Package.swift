@@ -6,7 +6,7 @@ import PackageDescription
 //
 // Dependencies point one way:
 //   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives  (routes, sessions, errors; no sockets)
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage  (routes, sessions, errors; no sockets, no SQLite)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
 //   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, ArgumentParser, Logging
@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: a reply written at once (SendNow.c), the CPUs of the affinity mask.
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
@@ -68,9 +68,9 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
-        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport",
+        .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),
     ],
     swiftLanguageModes: [.v6]

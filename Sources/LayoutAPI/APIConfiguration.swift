@@ -12,7 +12,8 @@ public struct APIConfiguration: Sendable {
     public var maxViews: Int
     /// Most constraint entries per document (422 `too_many_constraints` beyond). Default 100 000.
     public var maxConstraints: Int
-    /// Most sessions alive at once; creating one more answers 429. Default 10 000.
+    /// Most sessions alive at once; creating one more answers 429. Default 10 000. With a session
+    /// store, the sessions it holds (woken or not) are what counts.
     public var maxSessions: Int
     /// Most sessions kept resident, their solver in memory; beyond, the least recently used
     /// sleep as their canonical document text and are solved again on their next request

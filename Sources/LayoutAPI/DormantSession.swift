@@ -17,6 +17,7 @@ struct DormantSession: Sendable {
     /// would otherwise write the text again to find them).
     let canonical: CanonicalDocument
     let revision: Int
+    let generation: UInt64
     var alive: Bool
     /// Relative frames at the time it fell asleep, in view order.
     let frames: [Frame]
@@ -27,10 +28,24 @@ struct DormantSession: Sendable {
     init(_ state: SessionState) {
         canonical = state.canonical.stored
         revision = state.revision
+        generation = state.generation
         alive = state.alive
         frames = state.frames.map(\.frame)
         delegates = state.system.rememberedDelegates
     }
+
+    /// A session as the session store holds it (its document replayed to canonical form): it has
+    /// no frames yet; its first wake solves them, as any wake would.
+    init(canonical: CanonicalDocument, revision: Int, generation: UInt64, delegates: [String: Bool]) {
+        self.canonical = canonical
+        self.revision = revision
+        self.generation = generation
+        self.alive = true
+        self.frames = []
+        self.delegates = delegates
+    }
+
+    var tag: SessionTag { SessionTag(revision: revision, generation: generation) }
 
     /// The resident state again: the document re-read from its text, solved and diagnosed.
     ///
@@ -42,13 +57,13 @@ struct DormantSession: Sendable {
               case .success(let document) = DocumentParser.parse(json, limits: limits) else {
             var dead = SessionState(canonical: CanonicalDocument(.object(JSONObject())),
                                     system: LayoutSystem(document: Document()), revision: revision,
-                                    diagnostics: Diagnostics())
+                                    generation: generation, diagnostics: Diagnostics())
             dead.alive = false
             return dead
         }
         let (system, diagnostics) = SessionState.solve(document, delegateMemory: delegates)
         var state = SessionState(canonical: canonical, system: system, revision: revision,
-                                 diagnostics: diagnostics)
+                                 generation: generation, diagnostics: diagnostics)
         if state.frames.count == frames.count {
             for i in frames.indices { state.frames[i].frame = frames[i] }
         }

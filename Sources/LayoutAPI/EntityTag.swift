@@ -1,6 +1,37 @@
 import JSON
 
-/// `If-Match` / `If-None-Match` conditions against a session's revision (`ETag: "<revision>"`).
+/// What a session's `ETag` names: its revision and its generation (new each time its id is
+/// created: a session deleted and created again never answers a tag a client holds from before).
+/// Written `"<revision>-<generation>"`, e.g. `"3-1764171234567890"` (docs/http.md, "ETag").
+struct SessionTag: Equatable, Sendable {
+    var revision: Int
+    var generation: UInt64
+
+    /// The full tag's value, or the bare revision (`"3"`, the spec's form): the bare form matches
+    /// any generation, so it does not guard against re-creation.
+    func matches(_ value: String) -> Bool {
+        var utf8 = value.utf8[...]
+        guard let revision = Self.decimal(&utf8), revision == UInt64(self.revision.magnitude), self.revision >= 0 else { return false }
+        if utf8.isEmpty { return true }
+        guard utf8.first == UInt8(ascii: "-") else { return false }
+        utf8 = utf8.dropFirst()
+        return Self.decimal(&utf8) == generation && utf8.isEmpty
+    }
+
+    /// Reads the digits at the start of `text`; nil when there are none or too many.
+    private static func decimal(_ text: inout Substring.UTF8View.SubSequence) -> UInt64? {
+        var n: UInt64 = 0, digits = 0
+        while let c = text.first, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
+            guard digits < 19 else { return nil }
+            n = n * 10 + UInt64(c - UInt8(ascii: "0"))
+            digits += 1
+            text = text.dropFirst()
+        }
+        return digits > 0 ? n : nil
+    }
+}
+
+/// `If-Match` / `If-None-Match` conditions against a session's tag (`SessionTag`).
 ///
 /// A list of entity tags (`"3"`, `"3", "4"`, `W/"3"`) or `*`. If-Match uses the strong comparison,
 /// so a weak tag never matches; If-None-Match uses the weak comparison. A bare `3` without quotes
@@ -47,23 +78,26 @@ struct EntityTagCondition: Equatable, Sendable {
         return c
     }
 
-    /// If-Match: `*` or a strong tag equal to the revision.
-    func matchesStrong(revision: Int) -> Bool {
-        any || tags.contains { !$0.weak && $0.value == String(revision) }
+    /// If-Match: `*` or a strong tag matching the session's (`SessionTag.matches`).
+    func matchesStrong(_ tag: SessionTag) -> Bool {
+        any || tags.contains { !$0.weak && tag.matches($0.value) }
     }
 
-    /// If-None-Match: `*` or any tag (weak or strong) equal to the revision.
-    func matchesWeak(revision: Int) -> Bool {
-        any || tags.contains { $0.value == String(revision) }
+    /// If-None-Match: `*` or any tag (weak or strong) matching the session's.
+    func matchesWeak(_ tag: SessionTag) -> Bool {
+        any || tags.contains { tag.matches($0.value) }
     }
 
-    static func etag(_ revision: Int) -> String {
-        // Written in place (a revision fits the 15 bytes of a small string without allocating).
-        String(unsafeUninitializedCapacity: 24) { buffer in
+    static func etag(_ tag: SessionTag) -> String {
+        // Written in place: one allocation for the header's string.
+        String(unsafeUninitializedCapacity: 48) { buffer in
             buffer[0] = UInt8(ascii: "\"")
             var n = 1
-            if revision < 0 { buffer[n] = UInt8(ascii: "-"); n += 1 }
-            n += JSONChunk.writeDecimal(UInt64(revision.magnitude), to: buffer.baseAddress! + n)
+            if tag.revision < 0 { buffer[n] = UInt8(ascii: "-"); n += 1 }
+            n += JSONChunk.writeDecimal(UInt64(tag.revision.magnitude), to: buffer.baseAddress! + n)
+            buffer[n] = UInt8(ascii: "-")
+            n += 1
+            n += JSONChunk.writeDecimal(tag.generation, to: buffer.baseAddress! + n)
             buffer[n] = UInt8(ascii: "\"")
             return n + 1
         }

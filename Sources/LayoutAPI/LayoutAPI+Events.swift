@@ -10,9 +10,12 @@ extension LayoutAPI {
         // `withState` wakes a dormant session here, in the handler, which the daemon runs off the
         // worker's loop when the wake is expensive (`isExpensive`); waking it when the stream
         // opens would solve it on the loop.
-        guard let session = store.lookup(id), session.withState({ $0.alive }) else {
-            return Problems.sessionNotFound(id)
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
         }
+        guard session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
         var response = APIResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),

@@ -16,7 +16,11 @@ extension LayoutAPI {
     /// under it against the session's current document (`decide`), and committed at the session's
     /// one commit point (`SessionState.commit`), which hands the engine one `LayoutEdit`.
     func patchSession(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
+        }
         let contentType = request.header("Content-Type")
         guard MediaType.isPatch(contentType) else { return Problems.unsupportedMediaType(contentType) }
         let t0 = MonotonicTime.now
@@ -37,8 +41,8 @@ extension LayoutAPI {
 
         let outcome: Result<SessionAnswer, Failure> = session.withState { st in
             guard st.alive else { return .failure(Failure(Problems.sessionNotFound(id))) }
-            if let ifMatch, !ifMatch.matchesStrong(revision: st.revision) {
-                return .failure(Failure(Problems.preconditionFailed(revision: st.revision,
+            if let ifMatch, !ifMatch.matchesStrong(st.tag) {
+                return .failure(Failure(Problems.preconditionFailed(st.tag,
                     detail: "If-Match does not match the current revision \(st.revision)")))
             }
             let t1 = MonotonicTime.now
@@ -50,11 +54,14 @@ extension LayoutAPI {
             case .unchanged:
                 return SessionAnswer.unchanged(st, options)
             case .change(let change):
-                return st.commit(change, options, answering: .changes, events: session.events, timing: &timing)
+                return st.commit(change, options, answering: .changes, events: session.events, timing: &timing,
+                                 durable: durable(id))
             }
         }
         switch outcome {
-        case .failure(let failure): return failure.response
+        case .failure(let failure):
+            if failure.staleSession { dropStale(session) }
+            return failure.response
         case .success(let answer): return answer.response(timing)
         }
     }

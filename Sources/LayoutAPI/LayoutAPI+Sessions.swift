@@ -2,6 +2,7 @@ import Primitives
 import JSON
 import LayoutEngine
 import LayoutModel
+import Storage
 
 extension LayoutAPI {
     /// A document validated and solved outside any lock, ready to become a session's state.
@@ -30,27 +31,78 @@ extension LayoutAPI {
 
     // MARK: POST /v1/sessions
 
-    /// 201 with a server-chosen id (128 random bits), `Location`, `ETag: "1"`.
+    /// 201 with a server-chosen id (128 random bits), `Location`, `ETag: "1-<generation>"`.
     func createSession(_ request: APIRequest, _ options: QueryOptions) -> APIResponse {
         do throws(Failure) {
             let prepared = try prepare(request.body, options) {
-                store.isFull ? Problems.tooManySessions(limit: store.maxSessions) : nil
+                atSessionLimit ? Problems.tooManySessions(limit: configuration.maxSessions) : nil
             }
-            let state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
-                                     diagnostics: prepared.diagnostics)
+            var state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
+                                     generation: 0, diagnostics: prepared.diagnostics)
             // 128 random bits collide with a live id essentially never; retry if they do.
             for _ in 0..<8 {
-                let session = Session(id: SessionID.random(), state: state, limits: limits)
-                switch store.insert(session) {
-                case .inserted: return created(session.id, state, options, prepared.timing)
-                case .exists: continue
-                case .full: return Problems.tooManySessions(limit: store.maxSessions)
+                let id = SessionID.random()
+                switch insertNew(id, &state) {
+                case .created: return created(id, state, options, prepared.timing)
+                case .taken: continue
+                case .failed(let response): return response
                 }
             }
             return Problems.busy("could not pick a free session id; try again")
         } catch {
             return error.response
         }
+    }
+
+    private enum NewSession {
+        case created
+        /// The id is in use (in memory or in the store): look again.
+        case taken
+        case failed(APIResponse)
+    }
+
+    /// Makes `state` the new session `id` (POST, PUT of an absent id): stored first (its
+    /// generation set in `state`), then added to the registry, so that no request ever sees a
+    /// session that is not stored. With a store, `maxSessions` is checked against the store.
+    private func insertNew(_ id: String, _ state: inout SessionState) -> NewSession {
+        if durability != nil && !reserveStoredSession() {
+            return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
+        }
+        switch storeNewSession(id, state) {
+        case .success(let generation):
+            state.generation = generation
+        case .failure(let failure):
+            if durability != nil { releaseStoredSession() }
+            // A conflict: the id is stored already (created concurrently): look again.
+            return failure.staleSession ? .taken : .failed(failure.response)
+        }
+        let session = Session(id: id, state: state, limits: limits)
+        for _ in 0..<4 {
+            switch store.insert(session) {
+            case .inserted:
+                return .created
+            case .full:
+                return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
+            case .exists(let other):
+                guard let durability else { return .taken }
+                guard let tag = other.liveTag else {
+                    // A deleted session not yet out of the registry (its store delete came first).
+                    store.remove(other)
+                    continue
+                }
+                // A concurrent request woke the session just stored: it is this one.
+                if tag.generation == state.generation { return .created }
+                try? durability.storage.delete(id: id, generation: state.generation)
+                releaseStoredSession()
+                return .taken
+            }
+        }
+        return .taken
+    }
+
+    /// The store and the session's id for the commit point (nil: no store).
+    func durable(_ id: String) -> (store: SessionDurability, id: String, limits: DocumentLimits)? {
+        durability.map { ($0, id, limits) }
     }
 
     private func created(_ id: String, _ state: SessionState, _ options: QueryOptions,
@@ -70,6 +122,8 @@ extension LayoutAPI {
     private enum PutOutcome {
         case retry
         case failed(APIResponse)
+        /// The store fenced the replacement off: drop the copy in memory.
+        case stale(APIResponse)
         case done(SessionAnswer)
     }
 
@@ -82,22 +136,22 @@ extension LayoutAPI {
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
         let ifNoneMatch = EntityTagCondition.parse(request.headers(named: "If-None-Match"))
 
-        /// nil when the preconditions hold against `revision` (nil: no session).
-        func preconditionFailure(_ revision: Int?) -> APIResponse? {
-            guard let revision else {
+        /// nil when the preconditions hold against `tag` (nil: no session).
+        func preconditionFailure(_ tag: SessionTag?) -> APIResponse? {
+            guard let tag else {
                 if ifMatch != nil {
-                    return Problems.preconditionFailed(revision: nil,
+                    return Problems.preconditionFailed(nil,
                         detail: "If-Match was given but there is no session '\(id)'")
                 }
                 return nil
             }
-            if let ifMatch, !ifMatch.matchesStrong(revision: revision) {
-                return Problems.preconditionFailed(revision: revision,
-                    detail: "If-Match does not match the current revision \(revision)")
+            if let ifMatch, !ifMatch.matchesStrong(tag) {
+                return Problems.preconditionFailed(tag,
+                    detail: "If-Match does not match the current revision \(tag.revision)")
             }
-            if let ifNoneMatch, ifNoneMatch.matchesWeak(revision: revision) {
-                return Problems.preconditionFailed(revision: revision,
-                    detail: "If-None-Match: session '\(id)' exists at revision \(revision)")
+            if let ifNoneMatch, ifNoneMatch.matchesWeak(tag) {
+                return Problems.preconditionFailed(tag,
+                    detail: "If-None-Match: session '\(id)' exists at revision \(tag.revision)")
             }
             return nil
         }
@@ -106,32 +160,35 @@ extension LayoutAPI {
             let prepared = try prepare(request.body, options) {
                 // Preconditions before the document is validated, as for PATCH; checked again
                 // under the session's lock when committing.
-                let current = store.lookup(id)?.liveRevision
+                let current: SessionTag?
+                do throws(Failure) { current = try findSession(id)?.liveTag } catch { return error.response }
                 if let failure = preconditionFailure(current) { return failure }
-                if current == nil && store.isFull { return Problems.tooManySessions(limit: store.maxSessions) }
+                if current == nil && atSessionLimit { return Problems.tooManySessions(limit: configuration.maxSessions) }
                 return nil
             }
             for _ in 0..<16 {
-                if let session = store.lookup(id) {
+                if let session = try findSession(id) {
                     // A changed document replaces the state without looking at it: a dormant
                     // session is not woken (its document solved) only to be dropped.
-                    let outcome: PutOutcome = session.replacing { revision, alive, canonical in
+                    let outcome: PutOutcome = session.replacing { tag, alive, canonical in
                         guard alive else { return .answer(.retry) }
-                        if let failure = preconditionFailure(revision) { return .answer(.failed(failure)) }
+                        if let failure = preconditionFailure(tag) { return .answer(.failed(failure)) }
                         guard canonical != prepared.canonical else {
                             return .withState { st in .done(.session(id, st, options, status: 200)) }
                         }
                         // The new document was solved by `prepare`: its state, at the current
                         // revision, goes through the commit point, which makes it the next one.
                         var st = SessionState(canonical: prepared.canonical, system: prepared.system,
-                                              revision: revision, diagnostics: prepared.diagnostics)
+                                              revision: tag.revision, generation: tag.generation,
+                                              diagnostics: prepared.diagnostics)
                         let change = SessionChange(solve: .solved, canonical: .document(prepared.canonical),
                                                    logged: .document(prepared.canonical))
                         var timing = prepared.timing
                         switch st.commit(change, options, answering: .session(id: id, status: 200),
-                                         events: session.events, timing: &timing) {
+                                         events: session.events, timing: &timing, durable: durable(id)) {
                         case .success(let answer): return .replace(st, .done(answer))
-                        case .failure(let failure): return .answer(.failed(failure.response))
+                        case .failure(let failure):
+                            return .answer(failure.staleSession ? .stale(failure.response) : .failed(failure.response))
                         }
                     }
                     switch outcome {
@@ -140,17 +197,20 @@ extension LayoutAPI {
                         continue
                     case .failed(let r):
                         return r
+                    case .stale(let r):
+                        dropStale(session)
+                        return r
                     case .done(let answer):
                         return answer.response(prepared.timing)
                     }
                 }
                 if let failure = preconditionFailure(nil) { return failure }
-                let state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
-                                         diagnostics: prepared.diagnostics)
-                switch store.insert(Session(id: id, state: state, limits: limits)) {
-                case .inserted: return created(id, state, options, prepared.timing)
-                case .exists: continue
-                case .full: return Problems.tooManySessions(limit: store.maxSessions)
+                var state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
+                                         generation: 0, diagnostics: prepared.diagnostics)
+                switch insertNew(id, &state) {
+                case .created: return created(id, state, options, prepared.timing)
+                case .taken: continue
+                case .failed(let response): return response
                 }
             }
             return Problems.busy("session '\(id)' is being created and deleted concurrently; try again")
@@ -164,21 +224,25 @@ extension LayoutAPI {
     /// `{id, revision, document, frames, diagnostics}` or, for `/frames`, `{revision, frames,
     /// diagnostics}`; `ETag`; 304 when `If-None-Match` names the current revision.
     func getSession(_ id: String, _ request: APIRequest, _ options: QueryOptions, withDocument: Bool) -> APIResponse {
-        guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
-        typealias Snapshot = (canonical: CanonicalDocument, revision: Int, diagnostics: Diagnostics,
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
+        }
+        typealias Snapshot = (canonical: CanonicalDocument, tag: SessionTag, diagnostics: Diagnostics,
                               frames: ResultEncoder.FrameSelection)
         let snapshot: Snapshot? = session.withState { st in
             guard st.alive else { return nil }
-            return (st.canonical, st.revision, st.diagnostics,
+            return (st.canonical, st.tag, st.diagnostics,
                     options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
         }
         guard let snapshot else { return Problems.sessionNotFound(id) }
-        let etag = EntityTagCondition.etag(snapshot.revision)
+        let etag = EntityTagCondition.etag(snapshot.tag)
         if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
-           inm.matchesWeak(revision: snapshot.revision) {
+           inm.matchesWeak(snapshot.tag) {
             return APIResponse(status: 304, headers: [("ETag", etag)])
         }
-        let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.revision,
+        let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.tag.revision,
                                              document: withDocument ? snapshot.canonical.bytes : nil,
                                              frames: snapshot.frames, diagnostics: snapshot.diagnostics,
                                              stats: nil)
@@ -187,20 +251,36 @@ extension LayoutAPI {
 
     // MARK: DELETE /v1/sessions/{id}
 
-    /// 204 without a body; 412 when `If-Match` does not match.
+    /// 204 without a body; 412 when `If-Match` does not match. With a store, the session is
+    /// deleted from it (under the session's lock, before it is marked dead) before the 204.
     func deleteSession(_ id: String, _ request: APIRequest) -> APIResponse {
-        guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
+        }
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
-        let failure: APIResponse? = session.withLifecycle { revision, alive in
-            guard alive else { return Problems.sessionNotFound(id) }
-            if let ifMatch, !ifMatch.matchesStrong(revision: revision) {
-                return Problems.preconditionFailed(revision: revision,
-                    detail: "If-Match does not match the current revision \(revision)")
+        let failure: Failure? = session.withLifecycle { tag, alive in
+            guard alive else { return Failure(Problems.sessionNotFound(id)) }
+            if let ifMatch, !ifMatch.matchesStrong(tag) {
+                return Failure(Problems.preconditionFailed(tag,
+                    detail: "If-Match does not match the current revision \(tag.revision)"))
+            }
+            if let durability {
+                do throws(StorageError) {
+                    try durability.storage.delete(id: id, generation: tag.generation)
+                } catch {
+                    return SessionDurability.failure(error, id: id)
+                }
             }
             alive = false
             return nil
         }
-        if let failure { return failure }
+        if let failure {
+            if failure.staleSession { dropStale(session) }
+            return failure.response
+        }
+        if durability != nil { releaseStoredSession() }
         store.remove(session)
         session.events.end(sessionID: id, reason: "deleted")
         return APIResponse(status: 204)

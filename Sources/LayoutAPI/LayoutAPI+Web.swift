@@ -5,17 +5,21 @@ extension LayoutAPI {
 
     /// The session drawn as SVG (absolute coordinates); `ETag`, 304 on a matching `If-None-Match`.
     func renderSession(_ id: String, _ request: APIRequest) -> APIResponse {
-        guard let session = store.lookup(id) else { return Problems.sessionNotFound(id) }
-        let snapshot: (revision: Int, svg: String)? = session.withState { st in
+        let session: Session
+        switch existingSession(id) {
+        case .success(let found): session = found
+        case .failure(let failure): return failure.response
+        }
+        let snapshot: (tag: SessionTag, svg: String)? = session.withState { st in
             guard st.alive else { return nil }
-            return (st.revision, SVGRenderer.render(document: st.system.document,
+            return (st.tag, SVGRenderer.render(document: st.system.document,
                                                     frames: st.system.frames(.absolute),
                                                     diagnostics: st.diagnostics))
         }
         guard let snapshot else { return Problems.sessionNotFound(id) }
-        let etag = EntityTagCondition.etag(snapshot.revision)
+        let etag = EntityTagCondition.etag(snapshot.tag)
         if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
-           inm.matchesWeak(revision: snapshot.revision) {
+           inm.matchesWeak(snapshot.tag) {
             return APIResponse(status: 304, headers: [("ETag", etag)])
         }
         return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType), ("ETag", etag),

@@ -2,13 +2,15 @@ import JSON
 import Primitives
 import LayoutEngine
 import LayoutModel
+import Primitives
+import Storage
 
 /// The HTTP API of docs/http.md without sockets: one `handle` call per request.
 ///
 /// Thread-safe: `handle` may be called concurrently from any number of threads. Requests on one
 /// session are serialised by that session's lock; different sessions proceed in parallel, and
 /// stateless solves share nothing. No input makes it trap, hang or answer 5xx other than the 503
-/// of a create that keeps losing races.
+/// of a create that keeps losing races, and the 503 of a write its session store refuses.
 public final class LayoutAPI: Sendable {
     public let configuration: APIConfiguration
     let store: SessionStore
@@ -16,18 +18,45 @@ public final class LayoutAPI: Sendable {
     let limits: DocumentLimits
     /// Open event streams over all sessions (see `maxSubscribers`).
     let subscribers = Locked(0)
+    /// The session store every acknowledged change is written to (issue 21); nil: sessions live
+    /// in this process only (`store: memory`).
+    let durability: SessionDurability?
+    /// With a store: how many sessions it holds (`count()` at start, then tracked), which is what
+    /// `maxSessions` limits (the registry holds only the ones woken since the start).
+    let storedCount: Locked<Int>
 
     /// Protocol version (the `/v1` of the paths).
     public static let version = "1"
 
-    public init(configuration: APIConfiguration = APIConfiguration()) {
+    /// - Parameter storage: where sessions are kept across restarts; nil keeps them in memory only.
+    ///   Its sessions are not read here: each wakes on its first request.
+    public init(configuration: APIConfiguration = APIConfiguration(), storage: (any SessionStorage)? = nil) {
         self.configuration = configuration
-        self.store = SessionStore(maxSessions: configuration.maxSessions,
+        let durability = storage.map { SessionDurability(storage: $0) }
+        // A count that fails here fails again at the first write, which answers 503.
+        let storedCount = Locked((try? storage?.count()) ?? 0)
+        // Expiry deletes from the store too. A failed delete leaves the session stored: it wakes
+        // again on its next request (nothing acknowledged is lost, nothing is half done).
+        var onExpired: (@Sendable ([Session]) -> Void)? = nil
+        if let storage {
+            onExpired = { @Sendable (sessions: [Session]) in
+                for s in sessions {
+                    guard let generation = s.generation else { continue }
+                    if (try? storage.delete(id: s.id, generation: generation)) != nil {
+                        storedCount.withLock { $0 -= 1 }
+                    }
+                }
+            }
+        }
+        // With a store, the registry is a cache of stored sessions: the limit applies to the store.
+        self.store = SessionStore(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
                                   maxResident: configuration.maxResidentSessions,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
-                                  clock: configuration.clock)
+                                  clock: configuration.clock, onExpired: onExpired)
         self.cors = CORS(origins: configuration.corsOrigins)
         self.limits = configuration.documentLimits
+        self.durability = durability
+        self.storedCount = storedCount
     }
 
     /// Answers one request. Never traps; every failure is an `application/problem+json` 4xx.
@@ -44,7 +73,7 @@ public final class LayoutAPI: Sendable {
     public func sweep() -> Int { store.sweep() }
 
     /// Sessions currently held (expired ones not yet swept included).
-    public var sessionCount: Int { store.count }
+    public var sessionCount: Int { durability == nil ? store.count : storedCount.withLock { $0 } }
 
     // MARK: routing
 
@@ -99,7 +128,7 @@ public final class LayoutAPI: Sendable {
     private func healthz() -> APIResponse {
         var w = JSONWriter(capacity: 48)
         w.appendRaw("{\"status\":\"ok\",\"sessions\":")
-        w.appendInteger(Int64(store.count))
+        w.appendInteger(Int64(sessionCount))
         w.appendRaw("}")
         return .json(200, w.bytes)
     }
@@ -109,6 +138,9 @@ public final class LayoutAPI: Sendable {
     /// A response that ends a request early (thrown with typed throws).
     struct Failure: Error {
         let response: APIResponse
+        /// The session store fenced the write off: the caller drops its copy of the session
+        /// (`dropStale`), and the next request reads the stored one.
+        var staleSession = false
         init(_ response: APIResponse) { self.response = response }
     }
 

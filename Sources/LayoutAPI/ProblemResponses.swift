@@ -119,12 +119,12 @@ enum Problems {
         return "/constraints/" + jsonPointerToken(id)
     }
 
-    static func preconditionFailed(revision: Int?, detail: String) -> APIResponse {
+    static func preconditionFailed(_ tag: SessionTag?, detail: String) -> APIResponse {
         response(412, type: "precondition-failed", title: "Precondition failed", detail: detail,
-                 headers: revision.map { [("ETag", EntityTagCondition.etag($0))] } ?? []) { w in
-            if let revision {
+                 headers: tag.map { [("ETag", EntityTagCondition.etag($0))] } ?? []) { w in
+            if let tag {
                 w.appendRaw(",\"revision\":")
-                w.appendInteger(Int64(revision))
+                w.appendInteger(Int64(tag.revision))
             }
         }
     }
@@ -159,6 +159,21 @@ enum Problems {
         response(503, type: "too-many-subscribers", title: "Too many subscribers",
                  detail: "the server holds its limit of \(limit) event streams; retry later",
                  headers: [("Retry-After", "10")])
+    }
+
+    /// The session store could not make a change durable (disk full, file removed, database
+    /// away): nothing changed; the client retries after a while.
+    static func storeUnavailable(_ detail: String) -> APIResponse {
+        response(503, type: "store-unavailable", title: "Session store unavailable",
+                 detail: "the change was not made because it could not be stored: \(detail)",
+                 headers: [("Retry-After", "1")])
+    }
+
+    /// A write fenced off by the store: another writer (another node) changed the stored session
+    /// since this one read it. The copy in memory is dropped; the next request reads the stored one.
+    static func staleSession(_ id: String, _ detail: String) -> APIResponse {
+        response(409, type: "stale-session", title: "Session changed elsewhere",
+                 detail: "session '\(id)' was changed by another writer; GET it and try again (\(detail))")
     }
 
     static func busy(_ detail: String) -> APIResponse {

@@ -46,6 +46,13 @@ final class Session: Sendable {
         self.slot = Locked(Held(slot: .resident(StateBox(state))))
     }
 
+    /// A session woken from the session store: dormant until its first request solves it.
+    init(id: String, dormant: DormantSession, limits: DocumentLimits) {
+        self.id = id
+        self.limits = limits
+        self.slot = Locked(Held(slot: .dormant(dormant)))
+    }
+
     /// Runs `body` on the session's state under its lock, waking the session first when it is
     /// dormant. Rethrows what `body` throws.
     func withState<R>(_ body: (inout SessionState) throws -> R) rethrows -> R {
@@ -82,12 +89,12 @@ final class Session: Sendable {
     /// Runs `decide` under the session's lock on its revision, liveness and canonical document,
     /// and does what it answers: a dormant session is woken only for `.withState`. PUT replaces a
     /// session this way, without solving the document it is about to drop.
-    func replacing<R>(_ decide: (_ revision: Int, _ alive: Bool, _ canonical: CanonicalDocument) -> Replacement<R>) -> R {
+    func replacing<R>(_ decide: (_ tag: SessionTag, _ alive: Bool, _ canonical: CanonicalDocument) -> Replacement<R>) -> R {
         slot.withLock { held in
             let decision: Replacement<R>
             switch held.slot {
-            case .resident(let box): decision = decide(box.state.revision, box.state.alive, box.state.canonical)
-            case .dormant(let d): decision = decide(d.revision, d.alive, d.canonical)
+            case .resident(let box): decision = decide(box.state.tag, box.state.alive, box.state.canonical)
+            case .dormant(let d): decision = decide(d.tag, d.alive, d.canonical)
             case .moving: preconditionFailure("Session.replacing re-entered")
             }
             switch decision {
@@ -105,15 +112,15 @@ final class Session: Sendable {
 
     /// Runs `body` on the session's revision and liveness under its lock, without waking it:
     /// for the checks that need nothing else (DELETE, expiry, PUT's preconditions).
-    func withLifecycle<R>(_ body: (_ revision: Int, _ alive: inout Bool) -> R) -> R {
+    func withLifecycle<R>(_ body: (_ tag: SessionTag, _ alive: inout Bool) -> R) -> R {
         slot.withLock { held in
             switch held.slot {
             case .resident(let box):
-                return body(box.state.revision, &box.state.alive)
+                return body(box.state.tag, &box.state.alive)
             case .dormant(var d):
                 held.slot = .moving
                 defer { held.slot = .dormant(d) }
-                return body(d.revision, &d.alive)
+                return body(d.tag, &d.alive)
             case .moving:
                 preconditionFailure("Session.withLifecycle re-entered")
             }
@@ -121,7 +128,22 @@ final class Session: Sendable {
     }
 
     /// The revision while the session is alive; nil once deleted or expired. Never wakes it.
-    var liveRevision: Int? { withLifecycle { revision, alive in alive ? revision : nil } }
+    var liveRevision: Int? { liveTag?.revision }
+
+    /// The tag while the session is alive; nil once deleted or expired. Never wakes it.
+    var liveTag: SessionTag? { withLifecycle { tag, alive in alive ? tag : nil } }
+
+    /// The generation, also once dead (for deleting an expired session from the store); nil while
+    /// the slot is being moved (never outside `withLifecycle`).
+    var generation: UInt64? {
+        slot.withLock { held in
+            switch held.slot {
+            case .resident(let box): return box.state.generation
+            case .dormant(let d): return d.generation
+            case .moving: return nil
+            }
+        }
+    }
 
     /// Marks the session dead (deleted or expired) without waking it.
     func retire() { withLifecycle { _, alive in alive = false } }
@@ -159,6 +181,8 @@ struct SessionState: Sendable {
     var canonical: CanonicalDocument
     var system: LayoutSystem
     var revision: Int
+    /// New each time the session's id is created (`SessionTag`); kept by the store.
+    var generation: UInt64
     /// Diagnostics of `system`, computed once per revision.
     var diagnostics: Diagnostics
     /// Frames of `system` relative to the parent, in view order (compared by the next PATCH).
@@ -174,15 +198,20 @@ struct SessionState: Sendable {
     /// answers 404 instead of editing a session nobody can see.
     var alive = true
 
-    init(canonical: CanonicalDocument, system: LayoutSystem, revision: Int, diagnostics: Diagnostics) {
+    init(canonical: CanonicalDocument, system: LayoutSystem, revision: Int, generation: UInt64,
+         diagnostics: Diagnostics) {
         self.canonical = canonical
         self.system = system
         self.revision = revision
+        self.generation = generation
         self.diagnostics = diagnostics
         self.frames = system.frames(.relative)
         self.frameKeys = ResultEncoder.FrameKeys(frames)
         self.framesViewList = system.viewList
     }
+
+    /// What the session's `ETag` names now.
+    var tag: SessionTag { SessionTag(revision: revision, generation: generation) }
 }
 
 extension SessionState {

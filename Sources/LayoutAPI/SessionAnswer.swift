@@ -15,13 +15,15 @@ struct SessionAnswer {
     var id: String?
     var status: Int
     var revision: Int
+    var generation: UInt64
     var frames: ResultEncoder.FrameSelection
     var diagnostics: Diagnostics
     var stats: EditStats?
 
     /// The whole session as it is: every frame (relative, or absolute with `absolute=true`).
     static func session(_ id: String, _ st: SessionState, _ options: QueryOptions, status: Int) -> SessionAnswer {
-        SessionAnswer(id: id, status: status, revision: st.revision, frames: allFrames(st, options),
+        SessionAnswer(id: id, status: status, revision: st.revision, generation: st.generation,
+                      frames: allFrames(st, options),
                       diagnostics: st.diagnostics, stats: nil)
     }
 
@@ -36,7 +38,7 @@ struct SessionAnswer {
         if options.strict && !st.diagnostics.broken.isEmpty {
             return .failure(LayoutAPI.Failure(Problems.strictConflict(st.diagnostics.broken)))
         }
-        return .success(SessionAnswer(id: nil, status: 200, revision: st.revision,
+        return .success(SessionAnswer(id: nil, status: 200, revision: st.revision, generation: st.generation,
                                       frames: options.allFrames ? allFrames(st, options) : .init([]),
                                       diagnostics: st.diagnostics, stats: EditStats()))
     }
@@ -45,6 +47,6 @@ struct SessionAnswer {
     func response(_ timing: ServerTiming) -> APIResponse {
         let body = ResultEncoder.sessionBody(id: id, revision: revision, document: nil, frames: frames,
                                              diagnostics: diagnostics, stats: stats)
-        return .json(status, body, etag: EntityTagCondition.etag(revision), timing: timing)
+        return .json(status, body, etag: EntityTagCondition.etag(SessionTag(revision: revision, generation: generation)), timing: timing)
     }
 }

@@ -2,7 +2,7 @@ import LayoutEngine
 
 /// One change of a live session, decided under its lock against its current state and ready for
 /// `SessionState.commit`: what the engine does, how the canonical document changes, and what a
-/// store would log to replay it.
+/// store logs to replay it.
 struct SessionChange {
     /// How the session's system reaches the new document.
     enum Solve {
@@ -28,7 +28,7 @@ struct SessionChange {
     var logged: CommitRecord.Change
 }
 
-/// What a durable store would append for one commit: enough to bring a session at the previous
+/// What the session store appends for one commit (`SessionDurability.write`): enough to bring a session at the previous
 /// revision to this one (the merge patch is applied to the previous canonical document; a document
 /// replaces it) and to solve it as the session has it (the `delegate` states it remembered, which
 /// the document alone does not give: see `DormantSession`).

@@ -1,5 +1,7 @@
 import Primitives
 import LayoutEngine
+import LayoutModel
+import Storage
 
 extension SessionState {
     /// The one place where a live session changes (PATCH, and PUT of an existing session): the
@@ -11,7 +13,8 @@ extension SessionState {
     /// 1. Solve. Under `strict` the edit is made on a copy (copy-on-write) that is kept only when
     ///    nothing is broken; otherwise in place (a copy costs a copy of every array the edit
     ///    touches, on the usual one-constant PATCH).
-    /// 2. **The durability seam.** Only the system has changed so far. A store appends
+    /// 2. **The durability seam.** Only the system has changed so far. The store (`durable`,
+    ///    written by `SessionDurability.write`) appends
     ///    `CommitRecord(change: change.logged, revision: revision + 1,
     ///    delegates: system.rememberedDelegates)` here, before anything else changes and before
     ///    anything is answered or published. When that fails it answers 503 and rolls the session
@@ -22,9 +25,17 @@ extension SessionState {
     /// 3. Install: canonical document, revision, diagnostics, frames.
     /// 4. Publish to the event streams (in revision order: the lock is held).
     /// 5. Answer, in the form of the request.
+    ///
+    /// `durable` (nil: `store: memory`) is the session store written at step 2 for the session `id`.
     mutating func commit(_ change: SessionChange, _ options: QueryOptions, answering form: SessionAnswer.Form,
-                         events: SessionEvents, timing: inout ServerTiming) -> Result<SessionAnswer, LayoutAPI.Failure> {
+                         events: SessionEvents, timing: inout ServerTiming,
+                         durable: (store: SessionDurability, id: String, limits: DocumentLimits)? = nil)
+        -> Result<SessionAnswer, LayoutAPI.Failure> {
         let t0 = MonotonicTime.now
+        var isEdit = false
+        if case .edit = change.solve { isEdit = true }
+        // What a rollback solves with, and what the store already holds (taken only with a store).
+        let delegatesBefore = durable != nil && isEdit ? system.rememberedDelegates : nil
         let patchAnswer: Bool
         if case .changes = form { patchAnswer = true } else { patchAnswer = false }
         // The default answer (changed frames, relative) comes from refreshing `frames` in place;
@@ -55,6 +66,19 @@ extension SessionState {
         }
 
         // 2. The durability seam (see above): nothing but `system` has changed yet.
+        var snapshotDue = false
+        if let durable {
+            let record = CommitRecord(change: change.logged, revision: revision + 1,
+                                      delegates: system.rememberedDelegates)
+            do throws(StorageError) {
+                snapshotDue = try durable.store.write(record, id: durable.id, generation: generation,
+                                                      delegatesBefore: delegatesBefore)
+            } catch {
+                // `.solved` (PUT): the caller's new state is simply not installed.
+                if let delegatesBefore { rollBack(delegates: delegatesBefore, limits: durable.limits) }
+                return .failure(SessionDurability.failure(error, id: durable.id))
+            }
+        }
 
         // 3. Install.
         switch change.canonical {
@@ -70,6 +94,10 @@ extension SessionState {
         // A `.solved` state was made with its frames; an edit moved some.
         var changed: [Int] = []
         if case .edit = change.solve { changed = refreshFrames() }
+        if snapshotDue, let durable {
+            durable.store.saveSnapshot(id: durable.id, generation: generation, revision: revision,
+                                       document: canonical.bytes)
+        }
 
         // 4. Publish.
         events.publish(self)
@@ -89,7 +117,7 @@ extension SessionState {
             } else {
                 frames = SessionAnswer.allFrames(self, options)
             }
-            answer = SessionAnswer(id: nil, status: 200, revision: revision, frames: frames,
+            answer = SessionAnswer(id: nil, status: 200, revision: revision, generation: generation, frames: frames,
                                    diagnostics: diagnostics, stats: stats)
         }
         // A PUT's solve was timed before the lock was taken.

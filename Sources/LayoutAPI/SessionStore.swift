@@ -30,6 +30,9 @@ final class SessionStore: Sendable {
     }
 
     private let table: Locked<Table>
+    /// Called with the sessions idle expiry dropped (already marked dead), outside every lock:
+    /// the API deletes them from the session store.
+    let onExpired: (@Sendable ([Session]) -> Void)?
     let maxSessions: Int
     /// Most sessions kept resident; 0: no limit.
     let maxResident: Int
@@ -41,7 +44,9 @@ final class SessionStore: Sendable {
     /// How many sessions go to sleep at once when the resident budget is exceeded.
     var residentBatch: Int { max(1, maxResident / 16) }
 
-    init(maxSessions: Int, maxResident: Int = 0, idleTimeout: Double, clock: @escaping @Sendable () -> Double) {
+    init(maxSessions: Int, maxResident: Int = 0, idleTimeout: Double, clock: @escaping @Sendable () -> Double,
+         onExpired: (@Sendable ([Session]) -> Void)? = nil) {
+        self.onExpired = onExpired
         self.maxSessions = maxSessions
         self.maxResident = maxResident
         self.idleTimeout = idleTimeout
@@ -198,9 +203,11 @@ final class SessionStore: Sendable {
     /// Marks dropped sessions dead, outside the store's lock (see the lock order above), and
     /// ends their event streams.
     private func retire(_ sessions: [Session]) {
+        guard !sessions.isEmpty else { return }
         for s in sessions {
             s.retire()
             s.events.end(sessionID: s.id, reason: "expired")
         }
+        onExpired?(sessions)
     }
 }

@@ -2,6 +2,7 @@ import JSON
 import Foundation
 import LayoutAPI
 import Logging
+import Storage
 
 /// Every setting of `layoutd serve`, with its built-in default.
 ///
@@ -49,12 +50,20 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, or `*`); empty: no CORS.
     var corsOrigins: [String] = []
 
+    // The session store (issue 21, docs/operations.md).
+    /// `memory` (nothing survives a restart; the built-in default, so tests and throw-away daemons
+    /// write nothing), `sqlite:PATH` (config/layoutd.json: `sqlite:data/layoutd.db`), or a
+    /// `postgres://` URL (refused at start until issue 22).
+    var store = "memory"
+    /// When an acknowledged change is fsynced: `always`, `everysec` or `never` (Redis's words).
+    var sync = "everysec"
+
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
-        "maxSubscribersPerSession", "maxSubscribers", "corsOrigins",
+        "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -135,6 +144,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxSubscribers": maxSubscribers = try integer()
         case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try number()
         case "corsOrigins": corsOrigins = try strings()
+        case "store": store = try string()
+        case "sync": sync = try string()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -171,6 +182,15 @@ struct DaemonConfiguration: Equatable, Sendable {
         if !(sessionIdleTimeoutSeconds >= 0) {
             try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
         }
+        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+            try fail("store: PostgreSQL is not supported yet (issue 22); use memory or sqlite:PATH")
+        }
+        if storeLocation == nil {
+            try fail("store must be memory or sqlite:PATH (e.g. sqlite:data/layoutd.db), not '\(store)'")
+        }
+        if StorageSync(rawValue: sync) == nil {
+            try fail("sync must be one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sync)'")
+        }
         for origin in corsOrigins where !Self.isValidOrigin(origin) {
             try fail("corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
                      + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin")
@@ -194,6 +214,16 @@ struct DaemonConfiguration: Equatable, Sendable {
             c > 0x20 && c < 0x7F && c != UInt8(ascii: "/") && c != UInt8(ascii: "?") && c != UInt8(ascii: "#")
         }
     }
+
+    /// Where sessions are kept, read from `store`; nil when it names no supported store.
+    enum StoreLocation: Equatable { case memory, sqlite(path: String) }
+    var storeLocation: StoreLocation? {
+        if store == "memory" { return .memory }
+        if store.hasPrefix("sqlite:") && store.count > "sqlite:".count { return .sqlite(path: String(store.dropFirst(7))) }
+        return nil
+    }
+
+    var syncValue: StorageSync { StorageSync(rawValue: sync) ?? .everysec }
 
     /// The settings that belong to the API, as LayoutAPI takes them.
     var apiConfiguration: APIConfiguration {
@@ -244,6 +274,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxSubscribersPerSession": String(maxSubscribersPerSession),
             "maxSubscribers": String(maxSubscribers),
             "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
+            "store": jsonString(store),
+            "sync": jsonString(sync),
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}"

@@ -1,6 +1,7 @@
 import Primitives
 import EventHTTP
 import LayoutAPI
+import Storage
 
 /// The one place where HTTP (EventHTTP's `HTTPRequest`/`HTTPResponse`) meets the application.
 ///
@@ -19,8 +20,8 @@ struct Router: Sendable {
     /// stream is not closed by the server or by a proxy.
     let streamHeartbeatSeconds: Double
 
-    init(configuration: DaemonConfiguration) {
-        self.init(api: LayoutAPI(configuration: configuration.apiConfiguration),
+    init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil) {
+        self.init(api: LayoutAPI(configuration: configuration.apiConfiguration, storage: storage),
                   connectionTimeoutSeconds: configuration.timeoutSeconds)
     }
 

@@ -5,6 +5,8 @@ import EventHTTP
 import Foundation
 import LayoutAPI
 import Logging
+import SQLiteStorage
+import Storage
 
 /// `layoutd serve`: the HTTP daemon.
 struct Serve: ParsableCommand {
@@ -17,7 +19,7 @@ struct Serve: ParsableCommand {
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
-            maxSubscribers, corsOrigins); any other key \
+            maxSubscribers, corsOrigins, store, sync); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
             shows the settings in effect.
@@ -46,7 +48,8 @@ struct Serve: ParsableCommand {
             HEAD works wherever GET does, and OPTIONS on every route (204 with Allow, and CORS \
             preflights); other methods get 405 with Allow. Query parameters: \
             coordinates=absolute|relative, strict=true, frames=all|changed (PATCH). Sessions carry \
-            ETag "<revision>"; If-Match gives 412 on a stale revision. Paths match exactly (a \
+            ETag "<revision>-<generation>" (the generation is new each time an id is created); \
+            If-Match takes that tag, or the bare "<revision>", and gives 412 on a stale one. Paths match exactly (a \
             trailing / is a 404), and a path not listed above answers 404.
 
             LIMITS: a body over --max-body-bytes answers 413 application/problem+json (a body over \
@@ -64,6 +67,19 @@ struct Serve: ParsableCommand {
             * for any origin) may call the API from a browser: its requests get \
             Access-Control-Allow-Origin and its OPTIONS preflights are answered. With none, no \
             CORS headers are sent. Flags replace the origins of the configuration file.
+
+            SESSION STORE (docs/operations.md): --store memory (the built-in default: nothing \
+            survives a restart) or sqlite:PATH (config/layoutd.json, and so scripts/run, use \
+            sqlite:data/layoutd.db; the directory is created if missing). Every change the API \
+            acknowledges is in the store before its answer; a restart reads no session (each is \
+            loaded on its first request) and every stored session answers as before, ETag \
+            included. --sync always|everysec|never: when a change is fsynced (always: before its \
+            answer, concurrent changes sharing one fsync; everysec, the default: written to the \
+            OS before the answer, fsynced within a second; never: left to the OS). A store that \
+            cannot be opened (corrupt, truncated, unreadable) stops the start with exit status 1 \
+            and names the file. A write the store refuses at run time answers 503 \
+            application/problem+json with Retry-After and changes nothing; reads keep working. \
+            postgres:// URLs are not supported yet.
 
             LOGS go to stderr: one line per request (method, path, status, duration) at level \
             info, plus start-up and shutdown messages.
@@ -163,6 +179,16 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Directory of the port lock files. Default: /tmp.", valueName: "directory"))
     var lockDirectory: String?
 
+    @Option(help: ArgumentHelp(
+        "Where sessions are kept: memory, or sqlite:PATH (a SQLite file, made if missing). Default: memory (config/layoutd.json: sqlite:data/layoutd.db).",
+        valueName: "memory|sqlite:PATH"))
+    var store: String?
+
+    @Option(help: ArgumentHelp(
+        "When the store fsyncs an acknowledged change: always (before the answer), everysec (within a second) or never. Default: everysec.",
+        valueName: "always|everysec|never"))
+    var sync: String?
+
     @Flag(help: "Print the settings in effect, as JSON, and exit.")
     var printConfig = false
 
@@ -184,7 +210,15 @@ struct Serve: ParsableCommand {
         LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
 
-        let router = Router(configuration: settings)
+        let storage: (any SessionStorage)?
+        do {
+            storage = try Self.openStorage(settings)
+        } catch {
+            writeToStandardError("layoutd: error: cannot open the session store: \(error)\n")
+            throw ExitCode.failure
+        }
+        defer { storage?.close() }
+        let router = Router(configuration: settings, storage: storage)
         let sweeper = settings.sweepIntervalSeconds.map { interval in
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
         }
@@ -217,7 +251,8 @@ struct Serve: ParsableCommand {
             serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
             offload thread(s) for requests of \(settings.apiConfiguration.expensiveBytes) bytes or more (body or dormant document); max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
-            resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; CORS origins: \
+            resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; store \(settings.store) \
+            (\(router.api.sessionCount) session(s), sync \(settings.sync)); CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
             allocator mimalloc \(Self.mimallocVersion); transport errors as \(transportErrors) \
             (evhttp_send_error override \(transportErrors == "application/problem+json" ? "in effect" : "NOT in effect"))
@@ -262,8 +297,26 @@ struct Serve: ParsableCommand {
         if let maxSubscribers { settings.maxSubscribers = maxSubscribers }
         if let sessionIdleTimeoutSeconds { settings.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds }
         if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
+        if let store { settings.store = store }
+        if let sync { settings.sync = sync }
         try settings.validate()
         return settings
+    }
+
+    /// The session store `settings` name, opened; nil for `memory`. Opening reads the file's
+    /// header and schema, never its sessions (it takes milliseconds with 100,000 of them); a
+    /// corrupt or truncated file throws `StorageError.corrupt` naming it, and so does a count
+    /// that cannot be read.
+    static func openStorage(_ settings: DaemonConfiguration) throws(StorageError) -> (any SessionStorage)? {
+        guard case .sqlite(let path)? = settings.storeLocation else { return nil }
+        let storage = try SQLiteSessionStorage(path: path, sync: settings.syncValue)
+        do throws(StorageError) {
+            _ = try storage.count()
+        } catch {
+            storage.close()
+            throw error
+        }
+        return storage
     }
 
     private func serverConfiguration(_ settings: DaemonConfiguration, logger: Logger) -> HTTPServerConfiguration {

@@ -270,15 +270,19 @@ struct CommandLineTests {
                      "--timeout-seconds", "--shutdown-grace-seconds", "--backlog", "--log-level",
                      "--lock-directory", "--print-config", "LAYOUTD_CONFIG", "/healthz", "SIGTERM",
                      "--max-views", "--max-constraints", "--max-sessions", "--session-idle-timeout-seconds",
-                     "--cors-origin", "/v1/solve", "/v1/sessions/{id}", "429", "corsOrigins"] {
+                     "--cors-origin", "/v1/solve", "/v1/sessions/{id}", "429", "corsOrigins",
+                     "--store", "--sync", "sqlite:PATH", "everysec", "503"] {
             #expect(serve.stdout.contains(flag), "serve --help does not mention \(flag)")
         }
     }
 
-    @Test("config/layoutd.json lists every setting with the built-in default")
+    @Test("config/layoutd.json lists every setting with the built-in default, but store: sqlite:data/layoutd.db")
     func configFileMatchesDefaults() throws {
         let file = packageRoot.appendingPathComponent("config/layoutd.json").path
-        let builtIn = try LayoutdBinary.run(["serve", "--print-config"], environment: cleanEnvironment)
+        // The one difference by design: the built-in store is memory (tests write nothing), the
+        // file's (and so scripts/run's) is SQLite under data/.
+        let builtIn = try LayoutdBinary.run(["serve", "--store", "sqlite:data/layoutd.db", "--print-config"],
+                                            environment: cleanEnvironment)
         let fromFile = try LayoutdBinary.run(["serve", "--config", file, "--print-config"], environment: cleanEnvironment)
         #expect(builtIn.status == 0)
         #expect(fromFile.status == 0)
@@ -287,6 +291,22 @@ struct CommandLineTests {
         let printed = try JSONSerialization.jsonObject(with: Data(builtIn.stdout.utf8)) as? NSDictionary
         #expect(fileObject != nil)
         #expect(fileObject == printed)
+        let defaults = try LayoutdBinary.run(["serve", "--print-config"], environment: cleanEnvironment)
+        #expect(defaults.stdout.contains(#""store": "memory""#) && defaults.stdout.contains(#""sync": "everysec""#))
+    }
+
+    @Test("store and sync: flags and file; postgres:// and unknown values are refused at start")
+    func storeSettings() throws {
+        let flags = try LayoutdBinary.run(["serve", "--store", "sqlite:/tmp/x.db", "--sync", "always", "--print-config"],
+                                          environment: cleanEnvironment)
+        #expect(flags.status == 0)
+        #expect(flags.stdout.contains(#""store": "sqlite:/tmp/x.db""#) && flags.stdout.contains(#""sync": "always""#))
+        for (args, message) in [(["--store", "postgres://db/layoutd"], "not supported yet"),
+                                (["--store", "redis:x"], "store must be memory or sqlite:PATH"),
+                                (["--sync", "sometimes"], "sync must be one of always, everysec, never")] {
+            let r = try LayoutdBinary.run(["serve", "--print-config"] + args, environment: cleanEnvironment)
+            #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")
+        }
     }
 
     @Test("flags override the configuration file, which overrides the defaults")

@@ -12,6 +12,8 @@ struct Client {
         api = LayoutAPI(configuration: configuration)
     }
 
+    init(api: LayoutAPI) { self.api = api }
+
     @discardableResult
     func send(_ method: String, _ path: String, query: String = "",
               headers: [(name: String, value: String)] = [], body: String? = nil) -> APIResponse {

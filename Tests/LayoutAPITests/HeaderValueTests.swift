@@ -22,12 +22,28 @@ struct ServerTimingTests {
     }
 }
 
-@Suite("ETag: the revision in quotes")
+@Suite("ETag: the revision and the generation in quotes")
 struct ETagValueTests {
-    @Test("small and large revisions")
+    @Test("small and large revisions and generations")
     func etag() {
         for revision in [0, 1, 9, 10, 42, 123_456_789_012, Int.max] {
-            #expect(EntityTagCondition.etag(revision) == "\"\(revision)\"")
+            for generation: UInt64 in [1, 1_764_171_234_567_890, UInt64.max] {
+                let tag = SessionTag(revision: revision, generation: generation)
+                #expect(EntityTagCondition.etag(tag) == "\"\(revision)-\(generation)\"")
+            }
         }
+    }
+
+    @Test("If-Match takes the full tag, or the bare revision (any generation); nothing else")
+    func matching() {
+        let tag = SessionTag(revision: 3, generation: 1_764_171_234_567_890)
+        for (header, strong) in [("\"3-1764171234567890\"", true), ("\"3\"", true), ("*", true),
+                                 ("\"3-1764171234567891\"", false), ("\"2-1764171234567890\"", false),
+                                 ("\"4\"", false), ("\"3-\"", false), ("\"3-x\"", false), ("\"-3\"", false),
+                                 ("W/\"3-1764171234567890\"", false), ("\"30\"", false), ("\"3-17641712345678900\"", false)] {
+            let condition = EntityTagCondition.parse([header])
+            #expect(condition?.matchesStrong(tag) == strong, "\(header)")
+        }
+        #expect(EntityTagCondition.parse(["W/\"3-1764171234567890\""])?.matchesWeak(tag) == true)
     }
 }

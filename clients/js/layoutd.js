@@ -154,7 +154,7 @@ export class Layoutd {
       throw new LayoutdError(response.status, json);
     }
     const sessionID = id !== undefined ? id : json && json.id;
-    const match = etag && /^(?:W\/)?"(\d+)"$/.exec(etag);
+    const match = etag && /^(?:W\/)?"(\d+)(?:-\d+)?"$/.exec(etag);
     if (match) this._remember(sessionID, Number(match[1]), true);
     else if (json && typeof json.revision === "number") this._remember(sessionID, json.revision, true);
     return json;

@@ -1,0 +1,85 @@
+import JSON
+import Primitives
+import Storage
+
+extension LayoutAPI {
+    /// The live session `id`: the one in memory, else (with a store) the stored one, woken lazily
+    /// (issue 21: a restart reads no session; each is loaded on its first request). Nil when there
+    /// is none; a 503 when the store cannot be read for a session that is not in memory.
+    func findSession(_ id: String) throws(Failure) -> Session? {
+        if let session = store.lookup(id) { return session }
+        guard let durability else { return nil }
+        let stored: StoredSession?
+        do throws(StorageError) {
+            stored = try durability.storage.load(id: id)
+        } catch {
+            throw SessionDurability.failure(error, id: id)
+        }
+        guard let stored else { return nil }
+        // The stored document is the canonical text the session answered (replayed by the API's
+        // own rule); read back into its member index. It wakes dormant: solved on first use, with
+        // the delegate states it remembered, as a session put to sleep would be.
+        guard let bytes = try? stored.document(replay: SessionDurability.replay),
+              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else {
+            throw Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
+        }
+        let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
+                                     generation: stored.generation, delegates: stored.delegates)
+        let session = Session(id: id, dormant: dormant, limits: limits)
+        switch store.insert(session) {
+        case .inserted: return session
+        case .exists(let other): return other  // woken by a concurrent request meanwhile
+        case .full: throw Failure(Problems.tooManySessions(limit: configuration.maxSessions))  // no limit with a store
+        }
+    }
+
+    /// `findSession`, with 404 for a session that does not exist.
+    func existingSession(_ id: String) -> Result<Session, Failure> {
+        do throws(Failure) {
+            guard let session = try findSession(id) else { return .failure(Failure(Problems.sessionNotFound(id))) }
+            return .success(session)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether a create must answer 429 now (a quick check; `reserveStoredSession` decides).
+    var atSessionLimit: Bool {
+        durability == nil ? store.isFull : storedCount.withLock { $0 >= configuration.maxSessions }
+    }
+
+    /// With a store: counts one more stored session if the limit allows (false: 429). The caller
+    /// gives it back (`releaseStoredSession`) when its create does not happen.
+    func reserveStoredSession() -> Bool {
+        storedCount.withLock { count in
+            guard count < configuration.maxSessions else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func releaseStoredSession() { storedCount.withLock { $0 -= 1 } }
+
+    /// Stores the new session `state` under `id` before it becomes visible in memory (so nothing
+    /// unstored is ever answered, even to a concurrent request) and answers its generation. Without
+    /// a store the generation comes from a process-wide counter started from the clock, as a new
+    /// store's would: a restarted memory daemon never repeats a tag either.
+    func storeNewSession(_ id: String, _ state: SessionState) -> Result<UInt64, Failure> {
+        guard let durability else { return .success(Self.memoryGenerations.withLock { $0 += 1; return $0 }) }
+        do throws(StorageError) {
+            return .success(try durability.storage.create(id: id, revision: state.revision, document: state.canonical.bytes,
+                                                           delegates: state.system.rememberedDelegates))
+        } catch {
+            return .failure(SessionDurability.failure(error, id: id))
+        }
+    }
+
+    private static let memoryGenerations = Locked(initialGeneration(now: wallClock()))
+
+    /// Drops the copy in memory of a session whose stored state moved on without it (a fenced
+    /// write): the next request on its id wakes the stored one.
+    func dropStale(_ session: Session) {
+        session.retire()
+        store.remove(session)
+    }
+}

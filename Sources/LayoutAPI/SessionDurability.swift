@@ -1,0 +1,74 @@
+import JSON
+import LayoutEngine
+import LayoutModel
+import Storage
+
+/// The session store as the commit point uses it (issue 21): what `SessionState.commit` writes at
+/// its durability seam, and how a failed write maps to an answer. Nil in `LayoutAPI` with
+/// `store: memory`: no store, today's path.
+struct SessionDurability: Sendable {
+    let storage: any SessionStorage
+
+    /// Makes `record` durable for (id, generation): a merge patch is appended (a record of the
+    /// patch's size), a document replaces the stored one. `delegatesBefore` is the memory the
+    /// stored session already has: an unchanged one is not written again. Answers whether the
+    /// store wants a snapshot of the new document (`AppendResult.snapshotDue`).
+    func write(_ record: CommitRecord, id: String, generation: UInt64,
+               delegatesBefore: [String: Bool]?) throws(StorageError) -> Bool {
+        switch record.change {
+        case .mergePatch(let bytes):
+            let delegates = record.delegates == delegatesBefore ? nil : record.delegates
+            return try storage.appendPatch(id: id, generation: generation, revision: record.revision, patch: bytes,
+                                           delegates: delegates).snapshotDue
+        case .document(let document):
+            try storage.replace(id: id, generation: generation, revision: record.revision, document: document.bytes,
+                                delegates: record.delegates)
+            return false
+        }
+    }
+
+    /// Folds the session's patches into a snapshot of its document at `revision`, after the
+    /// commit installed it. A failure is not reported: the patch itself is already durable, a
+    /// missing snapshot only makes the next load replay more patches, and the store asks again at
+    /// the next PATCH (`snapshotDue` stays true until one is saved).
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) {
+        try? storage.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+    }
+
+    /// The API's rule for a PATCH, for replaying stored patches (`DocumentParser.replay`).
+    static let replay: PatchReplay = { document, patches in
+        try DocumentParser.replay(document, patches: patches.map(\.bytes))
+    }
+
+    /// The answer to a store failure: 503 with `Retry-After` when the store may work again (I/O,
+    /// unavailable; also corruption found at run time, which an operator must see to but which the
+    /// client can do nothing about); 409 for a fenced write (`Problems.staleSession`), which also
+    /// tells the caller to drop its copy of the session.
+    static func failure(_ error: StorageError, id: String) -> LayoutAPI.Failure {
+        switch error {
+        case .conflict(let conflict):
+            var f = LayoutAPI.Failure(Problems.staleSession(id, conflict.description))
+            f.staleSession = true
+            return f
+        case .unavailable, .io, .corrupt:
+            return LayoutAPI.Failure(Problems.storeUnavailable(error.description))
+        }
+    }
+}
+
+extension SessionState {
+    /// Undoes step 1 of `commit` after the store refused the change: the system is solved again
+    /// from `canonical` (still the previous document) with the delegate states it had before the
+    /// edit, as a dormant session wakes; diagnostics and frames were not touched yet. A document
+    /// that does not read back (it validated when stored, so never) leaves the session dead (404)
+    /// rather than answering frames of a change that was not stored.
+    mutating func rollBack(delegates: [String: Bool], limits: DocumentLimits) {
+        memberContext = nil
+        guard let json = try? JSONParser.parse(canonical.bytes, maxDepth: 1024),
+              case .success(let document) = DocumentParser.parse(json, limits: limits) else {
+            alive = false
+            return
+        }
+        system = SessionState.solve(document, delegateMemory: delegates).system
+    }
+}
