@@ -50,8 +50,13 @@ struct SessionDurability: Sendable {
             var f = LayoutAPI.Failure(Problems.staleSession(id, conflict.description))
             f.staleSession = true
             return f
-        case .unavailable, .io, .corrupt:
-            return LayoutAPI.Failure(Problems.storeUnavailable(error.description))
+        // The store's own description names files on the server: the client gets the kind only.
+        case .unavailable:
+            return LayoutAPI.Failure(Problems.storeUnavailable("the session store is unavailable"))
+        case .io:
+            return LayoutAPI.Failure(Problems.storeUnavailable("the session store could not write it"))
+        case .corrupt:
+            return LayoutAPI.Failure(Problems.storeUnavailable("the session store found damage"))
         }
     }
 }
