@@ -180,13 +180,7 @@ struct ServerTiming {
                     buffer[n] = c
                     n += 1
                 }
-                n += JSONChunk.writeDecimal(UInt64(micro / 1000), to: buffer.baseAddress! + n)
-                buffer[n] = UInt8(ascii: ".")
-                let frac = micro % 1000
-                buffer[n + 1] = UInt8(48 + frac / 100)
-                buffer[n + 2] = UInt8(48 + frac / 10 % 10)
-                buffer[n + 3] = UInt8(48 + frac % 10)
-                n += 4
+                n += JSONChunk.writeMilliseconds(microseconds: UInt64(micro), to: buffer.baseAddress! + n)
             }
             put(Self.parseLabel, parse)
             put(Self.solveLabel, solve)

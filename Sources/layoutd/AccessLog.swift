@@ -1,4 +1,5 @@
 import EventHTTP
+import JSON
 import Logging
 import Primitives
 
@@ -81,31 +82,20 @@ enum AccessLog {
         return id.isEmpty ? nil : id
     }
 
-    /// `1234567` ns → `1.235` (milliseconds, three decimals).
+    /// `1234567` ns → `1.235` (milliseconds, three decimals, as `Server-Timing` writes them).
     static func appendMilliseconds(nanoseconds: Int64, to out: inout [UInt8]) {
-        let micros = (max(0, nanoseconds) + 500) / 1000
-        appendDecimal(Int(micros / 1000), to: &out)
-        out.append(UInt8(ascii: "."))
-        let fraction = Int(micros % 1000)
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        let micros = UInt64((max(0, nanoseconds) + 500) / 1000)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let n = JSONChunk.writeMilliseconds(microseconds: micros, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<n]))
+        }
     }
 
+    /// A status or byte count in decimal.
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { raw in
-            repeat {
-                raw[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(raw[i]) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            let n = JSONChunk.writeDecimal(UInt64(max(0, value)), to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<n]))
         }
     }
 }

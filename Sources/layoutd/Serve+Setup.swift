@@ -1,0 +1,76 @@
+import EventHTTP
+import Foundation
+import LayoutAPI
+import Logging
+import SQLiteStorage
+import Storage
+
+/// What `Serve.run` sets up besides the server: the session store and the server's settings.
+extension Serve {
+    /// The session store `settings` name, opened; nil for `memory`. Opening reads the file's
+    /// header and schema, never its sessions (it takes milliseconds with 100,000 of them); a
+    /// corrupt or truncated file throws `StorageError.corrupt` naming it, and so does a count
+    /// that cannot be read.
+    static func openStorage(_ settings: DaemonConfiguration) throws(StorageError) -> (any SessionStorage)? {
+        guard case .sqlite(let path)? = settings.storeLocation else { return nil }
+        let storage = try SQLiteSessionStorage(path: path, sync: settings.syncValue)
+        do throws(StorageError) {
+            _ = try storage.count()
+        } catch {
+            storage.close()
+            throw error
+        }
+        return storage
+    }
+
+    func serverConfiguration(_ settings: DaemonConfiguration, logger: Logger) -> HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.threads = settings.threads
+        configuration.backlog = settings.backlog
+        configuration.timeoutSeconds = settings.timeoutSeconds
+        configuration.requestDeadlineSeconds = settings.requestDeadlineSeconds
+        configuration.maxConnections = settings.maxConnections
+        configuration.maxBodyBytes = settings.transportMaxBodyBytes
+        configuration.maxHeaderBytes = settings.maxHeaderBytes
+        configuration.shutdownGraceSeconds = settings.shutdownGraceSeconds
+        configuration.defaultContentType = "application/json"
+        configuration.lockDirectory = settings.lockDirectory
+        configuration.lockName = "layoutd"
+        configuration.handleSignals = true
+        configuration.log = { level, message in
+            switch level {
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            case .error: logger.error("\(message)")
+            }
+        }
+        return configuration
+    }
+}
+
+/// Drops idle sessions on a timer (`LayoutAPI.sweep()`), on a queue of its own so that no event
+/// loop waits for it. Expiry also happens lazily when a session is looked up; the sweep frees the
+/// memory of sessions nobody asks for any more.
+final class SessionSweeper {
+    private let timer: DispatchSourceTimer
+
+    init(api: LayoutAPI, intervalSeconds: Double, logger: Logger) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "layoutd.session-sweep"))
+        let interval = DispatchTimeInterval.milliseconds(max(10, Int((intervalSeconds * 1000).rounded())))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
+        timer.setEventHandler {
+            let dropped = api.sweep()
+            if dropped > 0 { logger.debug("dropped \(dropped) idle session(s)") }
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func stop() { timer.cancel() }
+}
+
+func writeToStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}
