@@ -38,8 +38,7 @@ struct Router: Sendable {
     /// default body limit admits, 1,900 views, 33-50 ms). Why not lower: on a machine whose CPUs
     /// are all busy (a 2-CPU machine with a local load client), the offload thread's work and its
     /// two wake-ups take CPU from whoever else runs; with 16 KiB (every 50-view form offloaded)
-    /// the soak ran at 18.0 K requests/s and a p99 of 4.6-5.5 ms, against 21.5 K and 4.2-4.4 ms
-    /// (docs/load.md, eleventh session).
+    /// the soak ran at 18.0 K requests/s and a p99 of 4.6-5.5 ms, against 21.5 K and 4.2-4.4 ms.
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let apiRequest = Router.apiRequest(request)
         if api.isExpensive(apiRequest) {

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 import LayoutAPI
+import Storage
 
 /// `LayoutAPI.isExpensive`: what the daemon answers off its worker's loop.
 @Suite("isExpensive: a large body, or the wake of a large dormant session")
@@ -32,5 +33,22 @@ struct ExpensiveRequestTests {
         #expect(api.isExpensive(Self.request("GET", "/v1/sessions/big/events")))
         #expect(c.send("GET", "/v1/sessions/big/events").status == 200)
         #expect(!api.isExpensive(Self.request("GET", "/v1/sessions/big/events")))
+    }
+
+    @Test("with a store, a session not in memory is expensive (read, replayed and solved); once woken it is not")
+    func storedSessionsAreExpensiveUntilWoken() {
+        let storage = MemorySessionStorage()
+        let first = Client(api: LayoutAPI(configuration: APIConfiguration(), storage: storage))
+        #expect(first.put("s", Docs.small).status == 201)
+        // The same store after a restart: nothing in memory yet.
+        let restarted = Client(api: LayoutAPI(configuration: APIConfiguration(), storage: storage))
+        let api = restarted.api
+        #expect(api.isExpensive(Self.request("GET", "/v1/sessions/s")))
+        #expect(api.isExpensive(Self.request("PATCH", "/v1/sessions/s", body: Array("{}".utf8))))
+        #expect(!api.isExpensive(Self.request("DELETE", "/v1/sessions/s")))
+        #expect(restarted.send("GET", "/v1/sessions/s").status == 200)
+        #expect(!api.isExpensive(Self.request("GET", "/v1/sessions/s")))
+        // Without a store an unknown id is a cheap 404.
+        #expect(!Client(APIConfiguration()).api.isExpensive(Self.request("GET", "/v1/sessions/nobody")))
     }
 }
