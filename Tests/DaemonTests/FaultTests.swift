@@ -25,9 +25,11 @@ struct FaultTests {
     }
 
     /// Sends `bytes` one a second (the socket's 1 s read time-out paces it) until the server closes
-    /// the connection; returns the seconds that took, or nil if it did not within `limit`.
-    private static func trickle(_ bytes: [UInt8], on connection: RawHTTPConnection, limit: Double) -> Double? {
-        let start = Date()
+    /// the connection; returns the seconds since `start` (when the connection was opened: the
+    /// server's deadline runs from then, not from when this block got a thread), or nil if it did
+    /// not close within `limit`.
+    private static func trickle(_ bytes: [UInt8], on connection: RawHTTPConnection, since start: Date,
+                                limit: Double) -> Double? {
         for byte in bytes {
             if (try? connection.send([byte])) == nil || connection.serverClosed() {
                 return Date().timeIntervalSince(start)
@@ -46,11 +48,12 @@ struct FaultTests {
         let group = DispatchGroup()
         for (name, prefix, bytes) in [("headers", "", headers),
                                       ("body", "POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n", body)] {
+            let opened = Date()
             let connection = try daemon.connect(timeoutSeconds: 1)
             try connection.send(prefix)
             let box = Locked(connection)
             DispatchQueue.global().async(group: group) {
-                let took = FaultTests.trickle(bytes, on: box.value, limit: 10)
+                let took = FaultTests.trickle(bytes, on: box.value, since: opened, limit: 10)
                 results.update { $0[name] = took }
             }
         }
