@@ -57,6 +57,14 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// Makes every acknowledged change durable and releases the store; later calls answer
     /// `StorageError.unavailable`.
     func close()
+
+    /// Whether other processes write this store too (PostgreSQL shared by several nodes): then a
+    /// session held in memory may fall behind the stored one, and `observe` says when.
+    var isShared: Bool { get }
+
+    /// Calls `handler` with every `StoreNotice` from now on, on a thread of the store's (it must
+    /// not block for long). A store nobody else writes never calls it.
+    func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
 }
 
 /// What `appendPatch` answers.

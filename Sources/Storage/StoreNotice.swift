@@ -1,0 +1,22 @@
+/// What a shared store tells every process using it about writes (issue 22: several nodes on one
+/// PostgreSQL). A node holds sessions in memory; a notice tells it that its copy may be behind.
+///
+/// Delivery is at least once per write while the store's listening connection is up, in each
+/// session's revision order, possibly coalesced (a notice of revision R stands for every revision
+/// up to R) and including the process's own writes. When notices may have been lost (the listening
+/// connection dropped and came back), the store sends `.lost`: the node must then treat every copy
+/// it holds as possibly stale.
+public enum StoreNotice: Equatable, Sendable {
+    /// Session `id` of `generation` was created, replaced or patched up to `revision`.
+    case changed(id: String, generation: UInt64, revision: Int)
+    /// Session `id` of `generation` was deleted.
+    case deleted(id: String, generation: UInt64)
+    /// Notices may have been missed since the last one.
+    case lost
+}
+
+extension SessionStorage {
+    /// Stores only one process writes (memory, SQLite) send no notices.
+    public var isShared: Bool { false }
+    public func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {}
+}
