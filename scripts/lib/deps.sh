@@ -17,29 +17,56 @@ deps_as_root() {
     fi
 }
 
-# Whether the system packages are there: libevent and SQLite (pkg-config knows them) and mimalloc
+# Whether the system packages are there: libevent, SQLite and libpq (pkg-config knows them) and mimalloc
 # (Debian's libmimalloc-dev ships no pkg-config file: its header and link name are looked for).
 deps_present() {
-    command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libevent sqlite3 || return 1
+    command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libevent sqlite3 libpq || return 1
     [ -f /usr/include/mimalloc.h ] || [ -f /usr/local/include/mimalloc.h ] || return 1
 }
 
-# Installs libevent-dev, libsqlite3-dev, libmimalloc-dev and pkg-config with apt-get, only when
-# they are missing.
+# Installs libevent-dev, libsqlite3-dev, libpq-dev (the PostgreSQL client library the postgres
+# store links), libmimalloc-dev and pkg-config with apt-get, only when they are missing.
 ensure_libevent() {
     deps_present && return 0
     if ! command -v apt-get >/dev/null 2>&1; then
-        deps_say "libevent (2.1), SQLite 3, mimalloc and pkg-config are missing and there is no apt-get: install them by hand"
+        deps_say "libevent (2.1), SQLite 3, libpq, mimalloc and pkg-config are missing and there is no apt-get: install them by hand"
         return 1
     fi
-    deps_say "installing libevent-dev, libsqlite3-dev, libmimalloc-dev and pkg-config with apt-get"
+    deps_say "installing libevent-dev, libsqlite3-dev, libpq-dev, libmimalloc-dev and pkg-config with apt-get"
     export DEBIAN_FRONTEND=noninteractive
     # Try with the package lists as they are first; refresh them only if that fails.
-    if ! deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libmimalloc-dev pkg-config >&2; then
+    if ! deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config >&2; then
         deps_as_root apt-get update -q >&2
-        deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libmimalloc-dev pkg-config >&2
+        deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config >&2
     fi
-    deps_present || { deps_say "libevent, SQLite or mimalloc still not found"; return 1; }
+    deps_present || { deps_say "libevent, SQLite, libpq or mimalloc still not found"; return 1; }
+}
+
+# The PostgreSQL server programs (initdb, pg_ctl, postgres) of Debian's `postgresql` package, for the
+# private servers of scripts/lib/postgres.sh (tests, scripts/cluster); not needed to build or to run
+# layoutd against an existing database. Installing the package does not need a running service:
+# postgres.sh starts its own server in its own data directory.
+postgres_bindir_present() {
+    local initdb
+    for initdb in /usr/lib/postgresql/*/bin/initdb; do
+        [ -x "$initdb" ] && return 0
+    done
+    return 1
+}
+
+ensure_postgres() {
+    postgres_bindir_present && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        deps_say "PostgreSQL's server programs are missing and there is no apt-get: install PostgreSQL by hand"
+        return 1
+    fi
+    deps_say "installing postgresql with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! deps_as_root apt-get install -y -q postgresql >&2; then
+        deps_as_root apt-get update -q >&2
+        deps_as_root apt-get install -y -q postgresql >&2
+    fi
+    postgres_bindir_present || { deps_say "PostgreSQL's initdb still not found"; return 1; }
 }
 
 ensure_swift() {
