@@ -6,15 +6,23 @@ import PackageDescription
 //
 // Dependencies point one way:
 //   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage  (routes, sessions, errors; no sockets, no SQLite)
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry  (routes, sessions, errors; no sockets, no SQLite)
+//   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, ArgumentParser, Logging
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, Telemetry, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
+// Metrics (issue 23) are written by hand (Telemetry) rather than with swift-metrics and
+// swift-prometheus: swift-prometheus brings swift-atomics and swift-collections to compile on every
+// clean build, and its counters are objects found by name and labels through a registry (a
+// dictionary lookup under a lock, or a handle per label combination kept by the caller), where the
+// request path here needs a counter for (route, method, status) found by array index and added to
+// without a lock or a shared cache line (one relaxed atomic add on the calling thread's shard).
+// What it costs is in docs/benchmarks.md ("Metrics"); the reasoning in docs/operations.md.
 let package = Package(
     name: "layoutd",
     products: [
@@ -29,10 +37,12 @@ let package = Package(
         .target(name: "Cassowary"),
         // A lock, a clock, ASCII comparison and percent-decoding: what LayoutAPI and EventHTTP both need.
         .target(name: "Primitives"),
+        // Counters the request path adds to without locks, and the Prometheus text made at scrape time.
+        .target(name: "Telemetry"),
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: a reply written at once (SendNow.c), the CPUs of the affinity mask.
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
@@ -54,7 +64,7 @@ let package = Package(
         .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "Primitives"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
-            "Storage", "SQLiteStorage",
+            "Storage", "SQLiteStorage", "Telemetry",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -68,7 +78,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

@@ -219,6 +219,10 @@ struct Serve: ParsableCommand {
         }
         defer { storage?.close() }
         let router = Router(configuration: settings, storage: storage)
+        router.api.addMetricsSource { [metrics = router.metrics] out in
+            metrics.write(to: &out)
+            ProcessMetrics.write(to: &out)
+        }
         let sweeper = settings.sweepIntervalSeconds.map { interval in
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
         }

@@ -506,7 +506,7 @@ struct APIOverHTTPTests {
         #expect(preflight.header("Allow") == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
-        #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match")
+        #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, X-Request-Id")
         #expect(preflight.header("Access-Control-Max-Age") == "600")
         #expect(preflight.header("Vary") == "Origin")
 
