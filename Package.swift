@@ -16,13 +16,15 @@ import PackageDescription
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
-// Metrics (issue 23) are written by hand (Telemetry) rather than with swift-metrics and
-// swift-prometheus: swift-prometheus brings swift-atomics and swift-collections to compile on every
-// clean build, and its counters are objects found by name and labels through a registry (a
-// dictionary lookup under a lock, or a handle per label combination kept by the caller), where the
-// request path here needs a counter for (route, method, status) found by array index and added to
-// without a lock or a shared cache line (one relaxed atomic add on the calling thread's shard).
-// What it costs is in docs/benchmarks.md ("Metrics"); the reasoning in docs/operations.md.
+// Metrics (issue 23) are written by hand (Telemetry) rather than with swift-prometheus 2.4.1 (and
+// swift-metrics): it would add three packages (it, swift-metrics, swift-atomics) to compile on every
+// clean CI build, and its threading model does not fit the request path: a counter is one atomic
+// shared by every thread (its cache line moves between the workers on each request), a histogram
+// takes a lock per recorded value, and a counter for a label combination is found through the
+// registry under its lock (or kept by the caller, one handle per route x method x status). Here a
+// (route, method, status) counter is an array index and an addition is one relaxed atomic add on
+// the calling thread's own shard: no lock, no shared line, no text until a scrape.
+// Its cost is in docs/benchmarks.md ("Metrics"); the reasoning in docs/operations.md ("Metrics").
 let package = Package(
     name: "layoutd",
     products: [

@@ -85,8 +85,14 @@ struct Serve: ParsableCommand {
             application/problem+json with Retry-After and changes nothing; reads keep working. \
             postgres:// URLs are not supported yet.
 
-            LOGS go to stderr: one line per request (method, path, status, duration) at level \
-            info, plus start-up and shutdown messages.
+            LOGS go to stderr: one line per request (method, path, status, duration, request id) \
+            at level info, plus start-up and shutdown messages. Every answer carries X-Request-Id \
+            (the client's when it is 1-200 visible ASCII characters, else a new one), and every \
+            problem body names it as requestId.
+
+            OPERATIONS (docs/operations.md): GET /readyz is 200 while the session store answers \
+            (asked at most once a second), else 503; GET /metrics is Prometheus text; `layoutd \
+            probe` asks /readyz and exits 0 or 1 (the container image's HEALTHCHECK).
 
             SHUTDOWN: on SIGINT or SIGTERM layoutd stops accepting connections, lets requests in \
             flight finish (at most --shutdown-grace-seconds), then exits with status 0. A second \
