@@ -520,7 +520,7 @@ struct APIOverHTTPTests {
         let solved = try c.post("/v1/solve", Documents.card, headers: [("Origin", "https://app.example")])
         #expect(solved.status == 200)
         #expect(solved.header("Access-Control-Allow-Origin") == "https://app.example")
-        #expect(solved.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing")
+        #expect(solved.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing, X-Request-Id")
         let missing = try c.get("/v1/sessions/none", headers: [("Origin", "https://app.example")])
         #expect(missing.status == 404)
         #expect(missing.header("Access-Control-Allow-Origin") == "https://app.example")
