@@ -71,7 +71,10 @@ public final class LayoutAPI: Sendable {
         // Operator seam (issue 23): the route's metrics name and the request id, on every answer.
         response.route = route?.name ?? .unknown
         let requestID = RequestID.resolve(request)
-        if response.headers.first?.value == MediaType.problem { RequestID.addToProblem(&response.body, id: requestID) }
+        // Status first: a string comparison on every answer showed in instruction counts.
+        if response.status >= 400, response.headers.first?.value == MediaType.problem {
+            RequestID.addToProblem(&response.body, id: requestID)
+        }
         response.headers.append((RequestID.header, requestID))
         return response
     }

@@ -26,14 +26,14 @@ public enum RequestID {
         var bits = ThreadSlot.next()
         return String(unsafeUninitializedCapacity: 16) { buffer in
             for i in stride(from: 15, through: 0, by: -1) {
-                buffer[i] = hexDigits[Int(bits & 0xF)]
+                let nibble = UInt8(truncatingIfNeeded: bits & 0xF)
+                // Arithmetic rather than a table: no global to initialise-check, no bounds check.
+                buffer[i] = nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
                 bits >>= 4
             }
             return 16
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// `body` (a problem object) with `"requestId":"<id>"` as its last member.
     static func addToProblem(_ body: inout [UInt8], id: String) {

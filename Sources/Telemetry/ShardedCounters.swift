@@ -15,8 +15,8 @@ import Synchronization
 public final class ShardedCounters: @unchecked Sendable {
     public let count: Int
     /// Counters per shard, rounded up to whole cache lines.
-    private let stride: Int
-    private let base: UnsafeMutablePointer<Atomic<UInt64>>
+    @usableFromInline let stride: Int
+    @usableFromInline let base: UnsafeMutablePointer<Atomic<UInt64>>
     public static let shards = 8
 
     public init(count: Int) {
@@ -30,22 +30,23 @@ public final class ShardedCounters: @unchecked Sendable {
     deinit { free(base) }
 
     /// Adds `amount` to counter `index` (0 ..< count).
-    @inline(__always)
+    @inlinable
     public func add(_ index: Int, _ amount: UInt64 = 1) {
         let shard = ThreadSlot.current.pointee.index & (Self.shards - 1)
         base[shard &* stride &+ index].wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// Adds to several counters of this thread's shard with one slot lookup.
-    @inline(__always)
+    @inlinable
     public func withShard<T>(_ body: (Shard) -> T) -> T {
         let shard = ThreadSlot.current.pointee.index & (Self.shards - 1)
         return body(Shard(base: base + shard &* stride))
     }
 
     public struct Shard {
-        let base: UnsafeMutablePointer<Atomic<UInt64>>
-        @inline(__always)
+        @usableFromInline let base: UnsafeMutablePointer<Atomic<UInt64>>
+        @usableFromInline init(base: UnsafeMutablePointer<Atomic<UInt64>>) { self.base = base }
+        @inlinable
         public func add(_ index: Int, _ amount: UInt64 = 1) {
             base[index].wrappingAdd(amount, ordering: .relaxed)
         }

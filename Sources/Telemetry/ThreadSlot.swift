@@ -13,10 +13,10 @@ public struct ThreadSlot {
     /// 0, 1, 2, … in the order threads first ask; never reused (a shard may be shared by two
     /// threads, which the counters' atomic additions allow).
     public let index: Int
-    var random: UInt64
+    @usableFromInline var random: UInt64
 
     /// The calling thread's slot, made on its first call.
-    @inline(__always)
+    @inlinable
     public static var current: UnsafeMutablePointer<ThreadSlot> {
         if let p = pthread_getspecific(key) { return p.assumingMemoryBound(to: ThreadSlot.self) }
         return makeCurrent()
@@ -25,7 +25,7 @@ public struct ThreadSlot {
     /// 64 random bits from the thread's own generator (splitmix64 seeded from the system's random
     /// source once per thread): no system call and no shared state per call. Not for secrets:
     /// request ids only need to be unlikely to repeat.
-    @inline(__always)
+    @inlinable
     public static func next() -> UInt64 {
         let slot = current
         slot.pointee.random &+= 0x9E37_79B9_7F4A_7C15
@@ -35,7 +35,7 @@ public struct ThreadSlot {
         return z ^ (z >> 31)
     }
 
-    private static let key: pthread_key_t = {
+    @usableFromInline static let key: pthread_key_t = {
         var key = pthread_key_t()
         // The slot is freed when its thread ends; its counts stay in the shards.
         pthread_key_create(&key) { p in p?.deallocate() }
@@ -44,8 +44,8 @@ public struct ThreadSlot {
 
     private static let nextIndex = Atomic<Int>(0)
 
-    @inline(never)
-    private static func makeCurrent() -> UnsafeMutablePointer<ThreadSlot> {
+    @usableFromInline @inline(never)
+    static func makeCurrent() -> UnsafeMutablePointer<ThreadSlot> {
         let p = UnsafeMutablePointer<ThreadSlot>.allocate(capacity: 1)
         var seed = SystemRandomNumberGenerator()
         p.initialize(to: ThreadSlot(index: nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue,

@@ -14,7 +14,10 @@ final class HTTPMetrics: Sendable {
     static let statuses = [200, 201, 204, 206, 304, 400, 404, 405, 406, 409, 411, 412, 413, 414, 415, 422, 428, 429,
                            431, 500, 501, 503, 505]
     private static let routes = RouteName.allCases.count
-    private static let statusSlots = statuses.count + 1
+    // Literals (checked against the lists in `init`): a constant needs no initialisation check on
+    // the request path.
+    private static let methodCount = 8
+    private static let statusSlots = 24
 
     // Layout of the counters: requests[route][method][status], then per route a histogram, then bytes.
     private static let requestCounters = routes * methods.count * statusSlots
@@ -24,6 +27,10 @@ final class HTTPMetrics: Sendable {
     private static let total = bytesOut + 1
 
     private let counters = ShardedCounters(count: HTTPMetrics.total)
+
+    init() {
+        precondition(Self.methods.count == Self.methodCount && Self.statuses.count + 1 == Self.statusSlots)
+    }
 
     @inline(__always)
     static func methodIndex(_ method: String) -> Int {
@@ -65,7 +72,7 @@ final class HTTPMetrics: Sendable {
         case 501: return 20
         case 503: return 21
         case 505: return 22
-        default: return statuses.count
+        default: return statusSlots - 1
         }
     }
 
@@ -73,7 +80,7 @@ final class HTTPMetrics: Sendable {
     @inline(__always)
     func record(route: RouteName, method: String, status: Int, bytesIn: Int, bytesOut: Int, nanoseconds: Int64) {
         let r = route.rawValue
-        let index = (r &* Self.methods.count &+ Self.methodIndex(method)) &* Self.statusSlots &+ Self.statusIndex(status)
+        let index = (r &* Self.methodCount &+ Self.methodIndex(method)) &* Self.statusSlots &+ Self.statusIndex(status)
         counters.withShard { s in
             s.add(index)
             LatencyBuckets.observe(nanoseconds, into: s, at: Self.histograms &+ r &* LatencyBuckets.countersPerHistogram)

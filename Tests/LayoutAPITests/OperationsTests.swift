@@ -176,5 +176,12 @@ struct OperationsTests {
         #expect(LatencyBuckets.labels.first == "0.00005")
         #expect(LatencyBuckets.labels.last == "+Inf")
         #expect(LatencyBuckets.labels[LatencyBuckets.labels.count - 2] == "10")
+        // The written-out comparisons agree with the bounds, on and around each.
+        #expect(LatencyBuckets.countersPerHistogram == LatencyBuckets.nanoseconds.count + 2)
+        for (i, bound) in LatencyBuckets.nanoseconds.enumerated() {
+            #expect(LatencyBuckets.bucket(ofNanoseconds: bound - 1) == i)
+            #expect(LatencyBuckets.bucket(ofNanoseconds: bound) == i)
+            #expect(LatencyBuckets.bucket(ofNanoseconds: bound + 1) == i + 1)
+        }
     }
 }
