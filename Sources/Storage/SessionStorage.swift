@@ -36,6 +36,15 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// expiry across restarts. Not fenced on the revision; cheap, and may be batched by the caller.
     func touch(id: String, generation: UInt64, at time: Double) throws(StorageError)
 
+    /// Records each of `uses` (the reads the API batched since its last call) in one write: a
+    /// session's last use becomes the use's time unless a later one is stored. A session no longer
+    /// stored under that generation is skipped, not a conflict: it was deleted or made anew.
+    func touch(_ uses: [SessionUse]) throws(StorageError)
+
+    /// Deletes every stored session last used (written or touched) before `time`, as `delete`
+    /// does, and answers which: idle expiry of the sessions nobody asked for since a restart.
+    func expire(before time: Double) throws(StorageError) -> [SessionKey]
+
     /// The stored session, nil when there is none.
     func load(id: String) throws(StorageError) -> StoredSession?
 
@@ -65,6 +74,28 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// Calls `handler` with every `StoreNotice` from now on, on a thread of the store's (it must
     /// not block for long). A store nobody else writes never calls it.
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
+}
+
+/// A stored session by id and generation (`touch`, `expire`).
+public struct SessionKey: Hashable, Sendable {
+    public var id: String
+    public var generation: UInt64
+    public init(id: String, generation: UInt64) {
+        self.id = id
+        self.generation = generation
+    }
+}
+
+/// A use of a stored session at `time` (seconds since 1970), for `touch`.
+public struct SessionUse: Hashable, Sendable {
+    public var id: String
+    public var generation: UInt64
+    public var time: Double
+    public init(id: String, generation: UInt64, time: Double) {
+        self.id = id
+        self.generation = generation
+        self.time = time
+    }
 }
 
 /// What `appendPatch` answers.
