@@ -337,8 +337,10 @@ extension SQLiteSessionStorage {
 }
 
 /// What the leader knows of a stored session (`SQLiteSessionStorage.stored`). The store is this
-/// process's alone (`isShared` is false), so what its own writes made stays true until its next
-/// write: the fence needs no read of the file, and an append writes only its patch.
+/// process's alone (`isShared` is false; `layoutd store compact` from another process folds
+/// patches but never changes a revision), so the generation and revision its own writes made stay
+/// true until its next write: the fence needs no read of the file, and an append writes only its
+/// patch. (After another process's compaction the patch counts are high: a snapshot comes early.)
 struct WrittenSession {
     var key: Int
     var generation: UInt64
