@@ -57,29 +57,6 @@ extension SQLiteSessionStorage {
         _ = try submit(.touch(id: id, generation: generation, time: time))
     }
 
-    public func touch(_ uses: [SessionUse]) throws(StorageError) {
-        guard !uses.isEmpty else { return }
-        _ = try submit(.touchMany(uses))
-    }
-
-    /// The candidates are found on the read connection (a scan of the sessions' rows, which would
-    /// otherwise hold up every write for its length); the write deletes those still idle.
-    public func expire(before time: Double) throws(StorageError) -> [SessionKey] {
-        let candidates = try read { c throws(StorageError) -> [(key: Int, id: String)] in
-            let s = try c.statement("SELECT key, id FROM sessions WHERE last_used < ?1")
-            defer { s.reset() }
-            s.bind(1, time)
-            var keys: [(key: Int, id: String)] = []
-            while try s.step() { keys.append((s.int(0), s.text(1))) }
-            return keys
-        }
-        guard !candidates.isEmpty else { return [] }
-        guard case .expired(let keys) = try submit(.expire(candidates: candidates, before: time)) else {
-            preconditionFailure("expire answers the expired sessions")
-        }
-        return keys
-    }
-
     // MARK: group commit
 
     /// Queues `op` and waits for its answer; when no one is writing, this caller leads: it takes
@@ -303,23 +280,7 @@ extension SQLiteSessionStorage {
             return .done
 
         case .expire(let candidates, let time):
-            let s = try w.statement("DELETE FROM sessions WHERE key = ?1 AND last_used < ?2 RETURNING id, generation")
-            var expired: [SessionKey] = []
-            for (key, id) in candidates {
-                // Its row's last use may lag its last append by up to `rowRefreshSeconds`.
-                if let known = written.sessions[id], known.key == key, known.lastWrite >= time { continue }
-                s.bind(1, key); s.bind(2, time)
-                let deleted = try s.step()
-                if deleted { expired.append(SessionKey(id: s.text(0), generation: s.uint64(1))) }
-                s.reset()
-                guard deleted else { continue }
-                written.forget(id)
-                let n = try w.statement("DELETE FROM snapshots WHERE key = ?1")
-                n.bind(1, key)
-                try n.run()
-                try deletePatches(key: key)
-            }
-            return .expired(expired)
+            return .expired(try deleteIdle(candidates, before: time))
         }
     }
 
@@ -329,43 +290,9 @@ extension SQLiteSessionStorage {
         try s.run()
     }
 
-    private func deletePatches(key: Int) throws(StorageError) {
+    func deletePatches(key: Int) throws(StorageError) {
         let s = try writer.statement("DELETE FROM patches WHERE key = ?1")
         s.bind(1, key)
         try s.run()
     }
-}
-
-/// What the leader knows of a stored session (`SQLiteSessionStorage.stored`). The store is this
-/// process's alone (`isShared` is false; `layoutd store compact` from another process folds
-/// patches but never changes a revision), so the generation and revision its own writes made stay
-/// true until its next write: the fence needs no read of the file, and an append writes only its
-/// patch. (After another process's compaction the patch counts are high: a snapshot comes early.)
-struct WrittenSession {
-    var key: Int
-    var generation: UInt64
-    var revision: Int
-    var snapshotBytes: Int
-    var patchCount: Int
-    var patchBytes: Int
-    /// The `last_used` in the session's row, and the time of its last write (may be later).
-    var rowWritten: Double
-    var lastWrite: Double
-}
-
-/// The sessions the leader wrote or read for a fence, used only by the leader. Bounded: past
-/// `capacity` it starts again empty (a miss costs one read of the file).
-final class WrittenSessions {
-    private(set) var sessions: [String: WrittenSession] = [:]
-    let capacity: Int
-
-    init(capacity: Int = 16_384) { self.capacity = capacity }
-
-    func remember(_ id: String, _ session: WrittenSession) {
-        if sessions.count >= capacity && sessions[id] == nil { sessions.removeAll() }
-        sessions[id] = session
-    }
-
-    func forget(_ id: String) { sessions[id] = nil }
-    func forgetAll() { sessions.removeAll() }
 }
