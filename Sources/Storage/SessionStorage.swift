@@ -43,6 +43,7 @@ public protocol SessionStorage: AnyObject, Sendable {
 
     /// Deletes every stored session last used (written or touched) before `time`, as `delete`
     /// does, and answers which: idle expiry of the sessions nobody asked for since a restart.
+    /// (Both have slow defaults, `SessionStorage+Expiry.swift`, for a backend without its own.)
     func expire(before time: Double) throws(StorageError) -> [SessionKey]
 
     /// The stored session, nil when there is none.
@@ -74,28 +75,6 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// Calls `handler` with every `StoreNotice` from now on, on a thread of the store's (it must
     /// not block for long). A store nobody else writes never calls it.
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
-}
-
-/// A stored session by id and generation (`touch`, `expire`).
-public struct SessionKey: Hashable, Sendable {
-    public var id: String
-    public var generation: UInt64
-    public init(id: String, generation: UInt64) {
-        self.id = id
-        self.generation = generation
-    }
-}
-
-/// A use of a stored session at `time` (seconds since 1970), for `touch`.
-public struct SessionUse: Hashable, Sendable {
-    public var id: String
-    public var generation: UInt64
-    public var time: Double
-    public init(id: String, generation: UInt64, time: Double) {
-        self.id = id
-        self.generation = generation
-        self.time = time
-    }
 }
 
 /// What `appendPatch` answers.

@@ -12,12 +12,20 @@ final class ManualClock: Sendable {
     var read: @Sendable () -> Double { { self.now } }
 }
 
-extension Backend {
-    /// A new, empty store on `clock`; for SQLite, `reopen` opens its file again (a restart).
+/// The stores the expiry scenarios run on: memory, SQLite, and the protocol's default
+/// `touch(_:)` and `expire(before:)` (over the memory store's other methods), which a backend
+/// without its own gets.
+enum ExpiryBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, sqlite, protocolDefaults
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty store on `clock`; `reopen` opens it again (a restart: SQLite reads its file).
     func make(clock: ManualClock) throws -> (fixture: StoreFixture, reopen: () throws -> any SessionStorage) {
         switch self {
-        case .memory:
-            let store = MemorySessionStorage(clock: clock.read)
+        case .memory, .protocolDefaults:
+            let memory = MemorySessionStorage(clock: clock.read)
+            let store: any SessionStorage = self == .memory ? memory : DefaultsOnly(memory)
             return (StoreFixture(store: store, directory: nil), { store })
         case .sqlite:
             let directory = TemporaryDirectory()
@@ -31,11 +39,41 @@ extension Backend {
     }
 }
 
+/// A store with every method but `touch(_:)` and `expire(before:)`: those are the protocol's.
+final class DefaultsOnly: SessionStorage {
+    let inner: MemorySessionStorage
+    init(_ inner: MemorySessionStorage) { self.inner = inner }
+
+    func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
+        try inner.create(id: id, revision: revision, document: document, delegates: delegates)
+    }
+    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
+        try inner.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
+    }
+    func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+        try inner.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
+    }
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+        try inner.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+    }
+    func delete(id: String, generation: UInt64) throws(StorageError) { try inner.delete(id: id, generation: generation) }
+    func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
+        try inner.touch(id: id, generation: generation, at: time)
+    }
+    func load(id: String) throws(StorageError) -> StoredSession? { try inner.load(id: id) }
+    func count() throws(StorageError) -> Int { try inner.count() }
+    func ids(after: String?, limit: Int) throws(StorageError) -> [String] { try inner.ids(after: after, limit: limit) }
+    func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport { try inner.compact(replay: replay) }
+    func check() throws(StorageError) -> StorageCheck { try inner.check() }
+    func close() { inner.close() }
+}
+
 /// Idle expiry across restarts at the store's level: batched touches and `expire(before:)`.
 @Suite("Session storage: uses recorded in one write, idle sessions expired from the store")
 struct StorageExpiryTests {
-    @Test("a batch of touches moves last use forward only, and skips sessions deleted or made anew", arguments: Backend.allCases)
-    func batchedTouch(_ backend: Backend) throws {
+    @Test("a batch of touches moves last use forward only, and skips sessions deleted or made anew", arguments: ExpiryBackend.allCases)
+    func batchedTouch(_ backend: ExpiryBackend) throws {
         let clock = ManualClock()
         let (fixture, _) = try backend.make(clock: clock)
         let store = fixture.store
@@ -60,8 +98,8 @@ struct StorageExpiryTests {
         try store.touch([])  // nothing used: no write, no failure
     }
 
-    @Test("expire(before:) deletes exactly the sessions last used before the time, also after a reopen", arguments: Backend.allCases)
-    func expireAcrossReopen(_ backend: Backend) throws {
+    @Test("expire(before:) deletes exactly the sessions last used before the time, also after a reopen", arguments: ExpiryBackend.allCases)
+    func expireAcrossReopen(_ backend: ExpiryBackend) throws {
         let clock = ManualClock()
         let (fixture, reopen) = try backend.make(clock: clock)
         let idle = 100.0
