@@ -14,7 +14,7 @@ import PackageDescription
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
-//   PostgresStorage → Storage, CLibPQ, Primitives  (the shared store of several nodes; nothing else imports libpq)
+//   PostgresStorage → Storage, CLibPQ, Primitives, JSON  (the shared store of several nodes; nothing else imports libpq)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
 // Metrics (issue 23) are written by hand (Telemetry) rather than with swift-prometheus 2.4.1 (and
@@ -72,7 +72,7 @@ let package = Package(
         // dozen prepared statements, LISTEN on one socket polled by its own thread, and libpq's
         // connection handling (URLs, keepalives, timeouts), which libpq gives directly.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives"]),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives", "JSON"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
             "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry",

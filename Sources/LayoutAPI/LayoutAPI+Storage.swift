@@ -20,7 +20,7 @@ extension LayoutAPI {
         } catch {
             throw SessionDurability.failure(error, id: id)
         }
-        guard let stored else { return nil }
+        guard let stored, !expireIfIdle(stored) else { return nil }
         // The stored document is the canonical text the session answered (replayed by the API's
         // own rule); read back into its member index. It wakes dormant: solved on first use, with
         // the delegate states it remembered, as a session put to sleep would be.

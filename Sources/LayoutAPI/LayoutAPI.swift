@@ -44,7 +44,7 @@ public final class LayoutAPI: Sendable {
         self.configuration = configuration
         // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`).
         let storage: (any SessionStorage)? = storage.map { MeasuredSessionStorage($0) }
-        let durability = storage.map { SessionDurability(storage: $0) }
+        let durability = storage.map { SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock()) }
         // A count that fails here fails again at the first write, which answers 503.
         let storedCount = Locked((try? storage?.count()) ?? 0)
         // Expiry deletes from the store too. A failed delete leaves the session stored: it wakes
@@ -93,9 +93,10 @@ public final class LayoutAPI: Sendable {
     }
 
     /// Drops sessions idle for longer than the time-out; returns how many. The daemon may call it
-    /// on a timer (expiry also happens lazily on access).
+    /// on a timer (expiry also happens lazily on access). With a store, also records the uses
+    /// since the last sweep and expires stored sessions nobody asked for (`sweepStored`).
     @discardableResult
-    public func sweep() -> Int { store.sweep() }
+    public func sweep() -> Int { store.sweep() + sweepStored() }
 
     /// Sessions currently held (expired ones not yet swept included).
     public var sessionCount: Int { durability == nil ? store.count : storedCount.withLock { $0 } }

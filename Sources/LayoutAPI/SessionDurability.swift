@@ -1,6 +1,7 @@
 import JSON
 import LayoutEngine
 import LayoutModel
+import Primitives
 import Storage
 
 /// The session store as the commit point uses it (issue 21): what `SessionState.commit` writes at
@@ -8,6 +9,11 @@ import Storage
 /// `store: memory`: no store, today's path.
 struct SessionDurability: Sendable {
     let storage: any SessionStorage
+    /// The store's time (seconds since 1970) less the API's clock, taken when the API was made
+    /// (`LayoutAPI.storeTime`).
+    let storeClockOffset: Double
+    /// The API's clock reading up to which sessions' uses are recorded in the store (`recordUses`).
+    let usesRecorded = Locked(0.0)
 
     /// Makes `record` durable for (id, generation): a merge patch is appended (a record of the
     /// patch's size), a document replaces the stored one. `delegatesBefore` is the memory the

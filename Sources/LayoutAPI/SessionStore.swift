@@ -141,6 +141,12 @@ final class SessionStore: Sendable {
         return dropped.count
     }
 
+    /// The sessions looked up or inserted at or after `time`, with their last use (uses the
+    /// session store has yet to record: `LayoutAPI.recordUses`).
+    func used(since time: Double) -> [(session: Session, at: Double)] {
+        table.withLock { t in t.entries.values.compactMap { $0.lastUsed >= time ? ($0.session, $0.lastUsed) : nil } }
+    }
+
     /// Quick check before doing the work of a create (the insert checks again).
     var isFull: Bool {
         let now = clock()

@@ -147,6 +147,22 @@ enum SQL {
         SELECT pg_notify('layoutd_sessions', 'd ' || $2 || ' ' || $1)
         """, types: [.text, .int8])
 
+    /// $1 a JSON array of `{"id", "g", "t"}` (the uses of `touch(_:)`): each session of that
+    /// generation gets the later of its stored use and the given one, in one statement.
+    static let touchMany = PostgresStatement(name: "touch_many", sql: """
+        UPDATE layoutd_sessions s SET last_used = u.t
+        FROM json_to_recordset($1::json) AS u(id text, g bigint, t double precision)
+        WHERE s.id = u.id COLLATE "C" AND s.generation = u.g AND s.last_used < u.t
+        """, types: [.text])
+
+    /// $1 time → the sessions last used before it, deleted with their patches, each told to the
+    /// other nodes as a delete.
+    static let expire = PostgresStatement(name: "expire", sql: """
+        WITH d AS (DELETE FROM layoutd_sessions WHERE last_used < $1 RETURNING id, generation),
+        p AS (DELETE FROM layoutd_patches USING d WHERE layoutd_patches.id = d.id)
+        SELECT id, generation, pg_notify('layoutd_sessions', 'd ' || generation || ' ' || id) FROM d
+        """, types: [.float8])
+
     /// $1 id, $2 generation, $3 time; no row: fenced off.
     static let touch = PostgresStatement(name: "touch", sql: """
         UPDATE layoutd_sessions SET last_used = $3 WHERE id = $1 AND generation = $2 RETURNING 1

@@ -1,3 +1,4 @@
+import JSON
 import Storage
 
 extension PostgresSessionStorage {
@@ -65,6 +66,34 @@ extension PostgresSessionStorage {
         try write { c throws(StorageError) in
             let rows = try c.run(SQL.touch, [.text(id), .int(Int(generation)), .double(time)])
             if rows.count != 1 { throw try conflict(c, id, generation, nil) }
+        }
+    }
+
+    /// All the uses in one statement (see `SQL.touchMany`); a session deleted or made anew is
+    /// skipped by the statement's own condition.
+    public func touch(_ uses: [SessionUse]) throws(StorageError) {
+        guard !uses.isEmpty else { return }
+        var w = JSONWriter(capacity: uses.count * 64)
+        w.appendRaw("[")
+        for (i, use) in uses.enumerated() {
+            if i > 0 { w.appendRaw(",") }
+            w.appendRaw("{\"id\":")
+            w.appendString(use.id)
+            w.appendRaw(",\"g\":")
+            w.appendInteger(Int64(use.generation))
+            w.appendRaw(",\"t\":")
+            w.appendNumber(use.time)
+            w.appendRaw("}")
+        }
+        w.appendRaw("]")
+        let json = String(decoding: w.bytes, as: UTF8.self)
+        try write { c throws(StorageError) in _ = try c.run(SQL.touchMany, [.text(json)]) }
+    }
+
+    public func expire(before time: Double) throws(StorageError) -> [SessionKey] {
+        try write { c throws(StorageError) -> [SessionKey] in
+            let rows = try c.run(SQL.expire, [.double(time)])
+            return (0..<rows.count).map { SessionKey(id: rows.text($0, 0), generation: UInt64(rows.int($0, 1))) }
         }
     }
 

@@ -69,6 +69,12 @@ final class SQLiteConnection {
         return out
     }
 
+    /// Copies what it can of the log into the database file without waiting for, or holding up,
+    /// any reader or writer (`SQLITE_CHECKPOINT_PASSIVE`); a failure leaves it for the next one.
+    func checkpoint() {
+        _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Rolls back the open transaction, if any (after a failed write; its own failure is moot).

@@ -7,11 +7,14 @@ import Storage
 /// schema's version), and the cheap checks that a file is a whole SQLite database before SQLite
 /// reads it.
 ///
-/// A session's row is small and rewritten by every write; its snapshot lives in its own table so
-/// that appending a patch never rewrites the document (an updated row is written whole, blobs
-/// included); patches are keyed by (session key, revision), so a load reads them in order, in a
-/// WITHOUT ROWID table: one b-tree instead of a table and its primary-key index, so an append
-/// changes two pages (the patches' leaf and the session's), not three.
+/// A session's row is small; its snapshot lives in its own table so that no write of the row
+/// rewrites the document (an updated row is written whole, blobs included). Patches are keyed by
+/// (session key, revision), so a load reads them in order, in a WITHOUT ROWID table: one b-tree
+/// instead of a table and its primary-key index. An append inserts its patch and, most of the time,
+/// nothing else: one page for the commit to write. The row's `revision`, `patch_count`,
+/// `patch_bytes` and `last_used` are as of the row's last write (create, replace, snapshot, touch,
+/// a change of delegate memory, and an append at most once a second); the session's revision is
+/// its last patch's (or its snapshot's), and its last use at most a second later than the row's.
 enum SQLiteSchema {
     static let version = 1
 

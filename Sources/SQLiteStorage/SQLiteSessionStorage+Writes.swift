@@ -8,12 +8,16 @@ enum WriteOp {
     case snapshot(id: String, generation: UInt64, revision: Int, document: [UInt8])
     case delete(id: String, generation: UInt64)
     case touch(id: String, generation: UInt64, time: Double)
+    case touchMany([SessionUse])
+    /// Deletes the sessions among `candidates` (read beforehand) still last used before `time`.
+    case expire(candidates: [(key: Int, id: String)], before: Double)
 }
 
 enum WriteAnswer {
     case done
     case generation(UInt64)
     case appended(AppendResult)
+    case expired([SessionKey])
 }
 
 extension SQLiteSessionStorage {
@@ -102,7 +106,8 @@ extension SQLiteSessionStorage {
         var failure: StorageError? = nil
         do throws(StorageError) {
             try checkFileIsStillThere()
-            try writer.execute("BEGIN IMMEDIATE")
+            // Prepared once (`execute` would parse them at every commit).
+            try writer.statement("BEGIN IMMEDIATE").run()
             for t in batch {
                 do throws(StorageError) {
                     answers.append(.success(try apply(t.op, now: now)))
@@ -111,9 +116,11 @@ extension SQLiteSessionStorage {
                     answers.append(.failure(error))
                 }
             }
-            try writer.execute("COMMIT")
+            try writer.statement("COMMIT").run()
         } catch {
             writer.rollbackIfNeeded()
+            // What this transaction's writes told the leader's memory was rolled back with them.
+            written.forgetAll()
             failure = error
         }
         // Answers are handed over under the lock: the waiting callers read them under it.
@@ -132,16 +139,31 @@ extension SQLiteSessionStorage {
         }
     }
 
-    /// What is stored for `id`: its key, generation, revision, snapshot size and patches' count and size.
-    private func stored(_ id: String) throws(StorageError)
-        -> (key: Int, generation: UInt64, revision: Int, snapshotBytes: Int, patchCount: Int, patchBytes: Int)? {
+    /// What is stored for `id` (`WrittenSession`): from what the leader remembers of its own
+    /// writes, else read from the file (its revision and patches' count and size from the
+    /// patches themselves: the session's row is not rewritten by every append).
+    private func stored(_ id: String) throws(StorageError) -> WrittenSession? {
+        if let known = written.sessions[id] { return known }
         let s = try writer.statement("""
-            SELECT key, generation, revision, snapshot_bytes, patch_count, patch_bytes FROM sessions WHERE id = ?1
+            SELECT key, generation, snapshot_revision, snapshot_bytes, last_used FROM sessions WHERE id = ?1
             """)
         defer { s.reset() }
         s.bind(1, id)
         guard try s.step() else { return nil }
-        return (s.int(0), s.uint64(1), s.int(2), s.int(3), s.int(4), s.int(5))
+        var session = WrittenSession(key: s.int(0), generation: s.uint64(1), revision: s.int(2), snapshotBytes: s.int(3),
+                                     patchCount: 0, patchBytes: 0, rowWritten: s.double(4), lastWrite: s.double(4))
+        let p = try writer.statement("""
+            SELECT count(*), coalesce(sum(length(patch)), 0), max(revision) FROM patches WHERE key = ?1
+            """)
+        defer { p.reset() }
+        p.bind(1, session.key)
+        if try p.step(), p.int(0) > 0 {
+            session.patchCount = p.int(0)
+            session.patchBytes = p.int(1)
+            session.revision = p.int(2)
+        }
+        written.remember(id, session)
+        return session
     }
 
     private func apply(_ op: WriteOp, now: Double) throws(StorageError) -> WriteAnswer {
@@ -162,7 +184,11 @@ extension SQLiteSessionStorage {
             s.bind(1, id); s.bind(2, generation); s.bind(3, revision); s.bind(4, document.count)
             s.bind(5, delegates); s.bind(6, now)
             try s.run()
-            try writeSnapshot(key: Int(sqlite3LastInsertRowID(w)), document)
+            let key = Int(sqlite3LastInsertRowID(w))
+            try writeSnapshot(key: key, document)
+            written.remember(id, WrittenSession(key: key, generation: generation, revision: revision,
+                                                snapshotBytes: document.count, patchCount: 0, patchBytes: 0,
+                                                rowWritten: now, lastWrite: now))
             return .generation(generation)
 
         case .replace(let id, let generation, let revision, let document, let delegates):
@@ -176,35 +202,53 @@ extension SQLiteSessionStorage {
             try s.run()
             try writeSnapshot(key: st!.key, document)
             try deletePatches(key: st!.key)
+            written.remember(id, WrittenSession(key: st!.key, generation: generation, revision: revision,
+                                                snapshotBytes: document.count, patchCount: 0, patchBytes: 0,
+                                                rowWritten: now, lastWrite: now))
             return .done
 
         case .append(let id, let generation, let revision, let patch, let delegates):
             let st = try stored(id)
             try Fence.next(id, generation: generation, revision: revision, stored: st.map { ($0.generation, $0.revision) })
+            var session = st!
             let p = try w.statement("INSERT INTO patches (key, revision, patch) VALUES (?1, ?2, ?3)")
-            p.bind(1, st!.key); p.bind(2, revision); p.bind(3, patch)
+            p.bind(1, session.key); p.bind(2, revision); p.bind(3, patch)
             try p.run()
-            let s = try w.statement("""
-                UPDATE sessions SET revision = ?2, patch_count = patch_count + 1, patch_bytes = patch_bytes + ?3,
-                                    delegates = coalesce(?4, delegates), last_used = ?5 WHERE key = ?1
-                """)
-            s.bind(1, st!.key); s.bind(2, revision); s.bind(3, patch.count); s.bind(4, delegates); s.bind(5, now)
-            try s.run()
-            return .appended(AppendResult(snapshotDue: policy.isDue(patchCount: st!.patchCount + 1,
-                                                                    patchBytes: st!.patchBytes + patch.count,
-                                                                    snapshotBytes: st!.snapshotBytes)))
+            session.revision = revision
+            session.patchCount += 1
+            session.patchBytes += patch.count
+            session.lastWrite = now
+            // The session's row (another page to write) only when its delegate memory changed, or
+            // to keep its last use within `rowRefreshSeconds` of the truth (idle expiry).
+            if delegates != nil || now - session.rowWritten >= Self.rowRefreshSeconds {
+                let s = try w.statement("""
+                    UPDATE sessions SET revision = ?2, patch_count = ?3, patch_bytes = ?4,
+                                        delegates = coalesce(?5, delegates), last_used = ?6 WHERE key = ?1
+                    """)
+                s.bind(1, session.key); s.bind(2, revision); s.bind(3, session.patchCount); s.bind(4, session.patchBytes)
+                s.bind(5, delegates); s.bind(6, now)
+                try s.run()
+                session.rowWritten = now
+            }
+            written.remember(id, session)
+            return .appended(AppendResult(snapshotDue: policy.isDue(patchCount: session.patchCount,
+                                                                    patchBytes: session.patchBytes,
+                                                                    snapshotBytes: session.snapshotBytes)))
 
         case .snapshot(let id, let generation, let revision, let document):
             let st = try stored(id)
             try Fence.current(id, generation: generation, revision: revision, stored: st.map { ($0.generation, $0.revision) })
             let s = try w.statement("""
-                UPDATE sessions SET snapshot_revision = revision, snapshot_bytes = ?2, patch_count = 0, patch_bytes = 0
-                WHERE key = ?1
+                UPDATE sessions SET revision = ?2, snapshot_revision = ?2, snapshot_bytes = ?3, patch_count = 0,
+                                    patch_bytes = 0, last_used = max(last_used, ?4) WHERE key = ?1
                 """)
-            s.bind(1, st!.key); s.bind(2, document.count)
+            s.bind(1, st!.key); s.bind(2, revision); s.bind(3, document.count); s.bind(4, st!.lastWrite)
             try s.run()
             try writeSnapshot(key: st!.key, document)
             try deletePatches(key: st!.key)
+            var session = st!
+            (session.snapshotBytes, session.patchCount, session.patchBytes) = (document.count, 0, 0)
+            written.remember(id, session)
             return .done
 
         case .delete(let id, let generation):
@@ -216,6 +260,7 @@ extension SQLiteSessionStorage {
                 try s.run()
             }
             try deletePatches(key: st!.key)
+            written.forget(id)
             return .done
 
         case .touch(let id, let generation, let time):
@@ -225,6 +270,17 @@ extension SQLiteSessionStorage {
             s.bind(1, st!.key); s.bind(2, time)
             try s.run()
             return .done
+
+        case .touchMany(let uses):
+            let s = try w.statement("UPDATE sessions SET last_used = max(last_used, ?3) WHERE id = ?1 AND generation = ?2")
+            for use in uses {
+                s.bind(1, use.id); s.bind(2, use.generation); s.bind(3, use.time)
+                try s.run()
+            }
+            return .done
+
+        case .expire(let candidates, let time):
+            return .expired(try deleteIdle(candidates, before: time))
         }
     }
 
@@ -234,7 +290,7 @@ extension SQLiteSessionStorage {
         try s.run()
     }
 
-    private func deletePatches(key: Int) throws(StorageError) {
+    func deletePatches(key: Int) throws(StorageError) {
         let s = try writer.statement("DELETE FROM patches WHERE key = ?1")
         s.bind(1, key)
         try s.run()

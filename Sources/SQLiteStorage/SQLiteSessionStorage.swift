@@ -24,8 +24,13 @@ import Storage
 ///   log is synced before each checkpoint, the file after), only the last commits may roll back.
 ///   OFF would not: a checkpoint could then write pages to the file before the log that holds them
 ///   is on disk, and a power loss could corrupt it.
-/// - `never`: `synchronous = NORMAL` without the thread: the kernel writes the log back when it
-///   chooses; checkpoints still sync, so a power loss loses recent commits but corrupts nothing.
+/// - `never`: `synchronous = NORMAL` without the thread's fsync: the kernel writes the log back
+///   when it chooses; checkpoints still sync, so a power loss loses recent commits but corrupts
+///   nothing.
+///
+/// Checkpoints (copying the log's pages into the file, with an fsync of each) run on the same
+/// background thread, once a second, on a connection of its own (`background`): not on the
+/// request's thread, as SQLite's automatic checkpoint would, every 1,000 pages.
 public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
     public let path: String
     public let sync: StorageSync
@@ -34,6 +39,11 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
 
     /// The write connection: used only by the leader (`Coordination.writerBusy`).
     let writer: SQLiteConnection
+    /// What the leader knows of the sessions it wrote (the leader's alone, as `writer`).
+    let written = WrittenSessions()
+    /// How stale an appended session's row may let its `last_used` get: an append rewrites the
+    /// row (a second page for the commit) only this often, or when its delegate memory changed.
+    static let rowRefreshSeconds = 1.0
     /// The read connection, behind its own lock.
     let reader: Locked<SQLiteConnection>
 
@@ -55,6 +65,10 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
     final class Shared: @unchecked Sendable {
         let lock = PThreadLock()
         var coordination = Coordination()
+        /// The `everysec` thread's own sleep, which `close` cuts short (`stopping`, behind it): on
+        /// `lock`'s condition it would wake at every commit's broadcast, and sync at every commit.
+        let timer = PThreadLock()
+        var stopping = false
     }
     let shared = Shared()
     var lock: PThreadLock { shared.lock }
@@ -91,6 +105,9 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         try w.execute("PRAGMA busy_timeout = 5000")
         // After a checkpoint empties it, the log file is cut back to this size.
         try w.execute("PRAGMA journal_size_limit = 16777216")
+        // The background thread copies the log into the file once a second; the writer itself
+        // only when the log holds 16 MB (a commit that checkpoints waits for two fsyncs).
+        try w.execute("PRAGMA wal_autocheckpoint = 4096")
         try SQLiteSchema.prepare(w, now: clock())
         let r = try SQLiteConnection(path: path)
         try r.execute("PRAGMA busy_timeout = 5000")
@@ -100,10 +117,8 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
             throw StorageError.io(path: path, detail: "the file vanished while it was being opened")
         }
         self.identity = identity
-        if sync == .everysec {
-            let (shared, log) = (shared, path + "-wal")
-            syncThread = startThread { Self.syncEverySecond(shared, log: log) }
-        }
+        let (shared, path, sync) = (shared, path, sync)
+        syncThread = startThread { Self.background(shared, path: path, sync: sync) }
     }
 
     deinit { close() }
@@ -117,7 +132,13 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
             lock.broadcast()
             return syncThread
         }
-        if let thread { pthread_join(thread, nil) }
+        if let thread {
+            shared.timer.withLock {
+                shared.stopping = true
+                shared.timer.broadcast()
+            }
+            pthread_join(thread, nil)
+        }
         // Closing the last connection checkpoints the log into the file, syncs it and removes it.
         reader.withLock { $0.close() }
         writer.close()
@@ -195,10 +216,13 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         while try patches.step() {
             session.patches.append(StoredPatch(revision: patches.int(0), bytes: patches.blob(1)))
         }
+        // The row's revision is as of its last write; the session's is its last patch's.
+        let rowRevision = session.revision
+        session.revision = session.patches.last?.revision ?? session.snapshotRevision
         let expected = Array(session.snapshotRevision + 1 ..< session.revision + 1)
-        guard session.patches.map(\.revision) == expected else {
+        guard session.patches.map(\.revision) == expected, session.revision >= rowRevision else {
             throw .corrupt(path: c.path, detail: "session '\(id)': its patches are revisions "
-                           + "\(session.patches.map(\.revision)), not \(expected.first ?? 0)...\(session.revision)")
+                           + "\(session.patches.map(\.revision)), not \(session.snapshotRevision + 1)...\(max(rowRevision, session.revision))")
         }
         return session
     }
@@ -236,45 +260,6 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
             prefix += "/" + part
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
                 throw .io(path: path, detail: "cannot create the directory \(prefix): \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
-    /// The `everysec` thread: once a second, fsyncs the log when something was committed since
-    /// the last time. Ends at `close`.
-    private static func syncEverySecond(_ shared: Shared, log: String) {
-        let lock = shared.lock
-        // The log's inode when its directory entry was last synced: a log made anew (first write
-        // after open, or after a close removed it) is only sure to survive a power loss once its
-        // directory is synced too.
-        var syncedLog: UInt64? = nil
-        let directory = log.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        while true {
-            let due: Int? = lock.withLock {
-                if !shared.coordination.closed { lock.wait(seconds: 1) }
-                if shared.coordination.closed { return nil }
-                let commits = shared.coordination.statistics.commits
-                return commits != shared.coordination.syncedCommits ? commits : -1
-            }
-            guard let due else { return }
-            guard due >= 0 else { continue }
-            // Any descriptor of the file syncs it (fsync applies to the file, not the descriptor);
-            // absent means checkpointed and removed: nothing left to sync.
-            let fd = open(log, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            var ok = fdatasync(fd) == 0
-            var info = stat()
-            if fstat(fd, &info) == 0 && UInt64(info.st_ino) != syncedLog {
-                let dir = open(directory.isEmpty ? (log.hasPrefix("/") ? "/" : ".") : directory, O_RDONLY | O_CLOEXEC)
-                if dir >= 0 {
-                    if fsync(dir) == 0 { syncedLog = UInt64(info.st_ino) } else { ok = false }
-                    Glibc.close(dir)
-                }
-            }
-            Glibc.close(fd)
-            lock.withLock {
-                if ok { shared.coordination.syncedCommits = due }
-                shared.coordination.statistics.syncs += 1
             }
         }
     }

@@ -137,6 +137,23 @@ public final class MemorySessionStorage: SessionStorage {
         }
     }
 
+    public func touch(_ uses: [SessionUse]) throws(StorageError) {
+        try withOpen { (s: inout State) throws(StorageError) in
+            for use in uses where s.records[use.id]?.session.generation == use.generation {
+                s.records[use.id]!.session.lastUsed = max(s.records[use.id]!.session.lastUsed, use.time)
+            }
+        }
+    }
+
+    public func expire(before time: Double) throws(StorageError) -> [SessionKey] {
+        try withOpen { (s: inout State) throws(StorageError) -> [SessionKey] in
+            let idle = s.records.values.filter { $0.session.lastUsed < time }
+                .map { SessionKey(id: $0.session.id, generation: $0.session.generation) }
+            for key in idle { s.records[key.id] = nil }
+            return idle
+        }
+    }
+
     public func load(id: String) throws(StorageError) -> StoredSession? {
         try withOpen { (s: inout State) throws(StorageError) -> StoredSession? in s.records[id]?.session }
     }

@@ -36,6 +36,16 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// expiry across restarts. Not fenced on the revision; cheap, and may be batched by the caller.
     func touch(id: String, generation: UInt64, at time: Double) throws(StorageError)
 
+    /// Records each of `uses` (the reads the API batched since its last call) in one write: a
+    /// session's last use becomes the use's time unless a later one is stored. A session no longer
+    /// stored under that generation is skipped, not a conflict: it was deleted or made anew.
+    func touch(_ uses: [SessionUse]) throws(StorageError)
+
+    /// Deletes every stored session last used (written or touched) before `time`, as `delete`
+    /// does, and answers which: idle expiry of the sessions nobody asked for since a restart.
+    /// (Both have slow defaults, `SessionStorage+Expiry.swift`, for a backend without its own.)
+    func expire(before time: Double) throws(StorageError) -> [SessionKey]
+
     /// The stored session, nil when there is none.
     func load(id: String) throws(StorageError) -> StoredSession?
 

@@ -71,9 +71,12 @@ extension Serve {
 /// memory of sessions nobody asks for any more.
 final class SessionSweeper {
     private let timer: DispatchSourceTimer
+    private let queue = DispatchQueue(label: "layoutd.session-sweep")
+    private let api: LayoutAPI
 
     init(api: LayoutAPI, intervalSeconds: Double, logger: Logger) {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "layoutd.session-sweep"))
+        self.api = api
+        let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = DispatchTimeInterval.milliseconds(max(10, Int((intervalSeconds * 1000).rounded())))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
         timer.setEventHandler {
@@ -84,7 +87,12 @@ final class SessionSweeper {
         self.timer = timer
     }
 
-    func stop() { timer.cancel() }
+    /// Stops the timer and sweeps once more, so that the uses since the last sweep are recorded in
+    /// the session store before it closes (a kill -9 loses at most one interval of them).
+    func stop() {
+        timer.cancel()
+        queue.sync { _ = api.sweep() }
+    }
 }
 
 func writeToStandardError(_ text: String) {

@@ -1,0 +1,71 @@
+import Primitives
+import Storage
+
+/// Idle expiry that survives a restart (issue 21). The registry (`SessionStore`) knows when each
+/// session in memory was last used; the session store knows it only from writes. So that a session
+/// that is only read does not expire after a restart, and a stored session nobody asks for after
+/// a restart does expire, each sweep (the daemon's timer, `LayoutAPI.sweep`):
+/// 1. records in the store, in one write, the sessions used since the last sweep, each with the
+///    time of its last use (not a write per read: a GET costs nothing more);
+/// 2. deletes the stored sessions whose last recorded use is older than the idle time-out.
+/// A stored session woken after its idle time-out (before a sweep saw it) is expired instead.
+extension LayoutAPI {
+    /// Overlap between two sweeps' windows of uses: a lookup reads the clock before it takes the
+    /// registry's lock, so a use stamped just before a sweep may land just after it.
+    private static let useOverlapSeconds = 1.0
+
+    /// The store's time (seconds since 1970, as `StoredSession.lastUsed`) at the API's clock
+    /// reading `now`: the wall clock when the API was made, moved on by the API's clock (monotonic;
+    /// injected by tests) since, so that both agree on how much time has passed.
+    func storeTime(_ durability: SessionDurability, now: Double) -> Double {
+        now + durability.storeClockOffset
+    }
+
+    /// The sweep's part for the session store; answers how many stored sessions it expired.
+    func sweepStored() -> Int {
+        guard let durability else { return 0 }
+        let now = configuration.clock()
+        guard recordUses(durability, now: now) else { return 0 }
+        let idle = configuration.sessionIdleTimeoutSeconds
+        let cutoff = storeTime(durability, now: now) - idle
+        guard idle > 0, let expired = try? durability.storage.expire(before: cutoff), !expired.isEmpty else { return 0 }
+        storedCount.withLock { $0 -= expired.count }
+        for key in expired {
+            // Only a copy of that very session (one made anew under the id is not idle).
+            guard let session = store.peek(key.id), session.generation == key.generation else { continue }
+            store.remove(session)
+            session.retire()
+            session.events.end(sessionID: key.id, reason: "expired")
+        }
+        return expired.count
+    }
+
+    /// Touches in the store every session used since the last call. False when the store refused:
+    /// the sweep then expires nothing, since the store's times may be behind the real uses.
+    private func recordUses(_ durability: SessionDurability, now: Double) -> Bool {
+        let since = durability.usesRecorded.withLock { $0 }
+        let offset = durability.storeClockOffset
+        let used = store.used(since: since - Self.useOverlapSeconds).compactMap { use in
+            use.session.generation.map { SessionUse(id: use.session.id, generation: $0, time: use.at + offset) }
+        }
+        do throws(StorageError) {
+            try durability.storage.touch(used)
+        } catch {
+            return false
+        }
+        durability.usesRecorded.withLock { $0 = now }
+        return true
+    }
+
+    /// Whether `stored` (not in memory, about to wake) has been idle past the time-out: then it is
+    /// deleted as expiry would have, and the request finds no session.
+    func expireIfIdle(_ stored: StoredSession) -> Bool {
+        let idle = configuration.sessionIdleTimeoutSeconds
+        guard let durability, idle > 0,
+              storeTime(durability, now: configuration.clock()) - stored.lastUsed >= idle else { return false }
+        if (try? durability.storage.delete(id: stored.id, generation: stored.generation)) != nil {
+            storedCount.withLock { $0 -= 1 }
+        }
+        return true
+    }
+}
