@@ -123,6 +123,10 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
 
     deinit { close() }
 
+    /// One process writes the file (the lock file says so): no other node to hear of.
+    public var isShared: Bool { false }
+    public func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {}
+
     public func close() {
         let thread: pthread_t? = lock.withLock {
             if coordination.closed { return nil }

@@ -17,9 +17,3 @@ public enum StoreNotice: Equatable, Sendable {
     /// Notices may have been missed since the last one.
     case lost
 }
-
-extension SessionStorage {
-    /// Stores only one process writes (memory, SQLite) send no notices.
-    public var isShared: Bool { false }
-    public func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {}
-}

@@ -48,6 +48,8 @@ final class FlakyStorage: SessionStorage, @unchecked Sendable {
     func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport { try inner.compact(replay: replay) }
     func check() throws(StorageError) -> StorageCheck { try inner.check() }
     func close() { inner.close() }
+    var isShared: Bool { inner.isShared }
+    func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
 }
 
 @Suite("Sessions in a session store: stored before answered, rolled back on failure, woken after a restart")

@@ -78,6 +78,8 @@ final class DefaultsOnly: SessionStorage {
     func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport { try inner.compact(replay: replay) }
     func check() throws(StorageError) -> StorageCheck { try inner.check() }
     func close() { inner.close() }
+    var isShared: Bool { inner.isShared }
+    func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
 }
 
 /// Idle expiry across restarts at the store's level: batched touches and `expire(before:)`.
