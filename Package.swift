@@ -9,10 +9,11 @@ import PackageDescription
 //   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage  (routes, sessions, errors; no sockets, no SQLite)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, ArgumentParser, Logging
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
+//   PostgresStorage → Storage, CLibPQ, Primitives  (the shared store of several nodes; nothing else imports libpq)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
 let package = Package(
@@ -52,9 +53,17 @@ let package = Package(
         // needs a dozen statements, prepared once, and SQLite's own error codes (full, read-only, corrupt).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "Primitives"]),
+        // PostgreSQL (issue 22) through Debian's libpq (libpq-dev, installed by scripts/lib/deps.sh)
+        // rather than postgres-nio: that package brings swift-nio and its dependencies, minutes of
+        // compiling on every clean CI build, and an event-loop model the store would only block on
+        // (SessionStorage is synchronous, called from the workers' threads). The store needs a
+        // dozen prepared statements, LISTEN on one socket polled by its own thread, and libpq's
+        // connection handling (URLs, keepalives, timeouts), which libpq gives directly.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
-            "Storage", "SQLiteStorage",
+            "Storage", "SQLiteStorage", "PostgresStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -69,7 +78,7 @@ let package = Package(
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),
     ],

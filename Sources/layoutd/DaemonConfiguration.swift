@@ -2,6 +2,7 @@ import JSON
 import Foundation
 import LayoutAPI
 import Logging
+import PostgresStorage
 import Storage
 
 /// Every setting of `layoutd serve`, with its built-in default.
@@ -53,7 +54,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     // The session store (issue 21, docs/operations.md).
     /// `memory` (nothing survives a restart; the built-in default, so tests and throw-away daemons
     /// write nothing), `sqlite:PATH` (config/layoutd.json: `sqlite:data/layoutd.db`), or a
-    /// `postgres://` URL (refused at start until issue 22).
+    /// `postgres://` (`postgresql://`) URL: a database shared by several nodes.
     var store = "memory"
     /// When an acknowledged change is fsynced: `always`, `everysec` or `never` (Redis's words).
     var sync = "everysec"
@@ -182,11 +183,12 @@ struct DaemonConfiguration: Equatable, Sendable {
         if !(sessionIdleTimeoutSeconds >= 0) {
             try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
         }
-        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
-            try fail("store: PostgreSQL is not supported yet (issue 22); use memory or sqlite:PATH")
+        if case .postgres(let url)? = storeLocation, let problem = PostgresSessionStorage.problem(url: url) {
+            try fail("store: '\(store)' is not a PostgreSQL URL libpq accepts: \(problem)")
         }
         if storeLocation == nil {
-            try fail("store must be memory or sqlite:PATH (e.g. sqlite:data/layoutd.db), not '\(store)'")
+            try fail("store must be memory, sqlite:PATH (e.g. sqlite:data/layoutd.db) or a postgres:// URL "
+                     + "(e.g. postgres://layoutd@db.internal:5432/layoutd), not '\(store)'")
         }
         if StorageSync(rawValue: sync) == nil {
             try fail("sync must be one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sync)'")
@@ -216,11 +218,21 @@ struct DaemonConfiguration: Equatable, Sendable {
     }
 
     /// Where sessions are kept, read from `store`; nil when it names no supported store.
-    enum StoreLocation: Equatable { case memory, sqlite(path: String) }
+    enum StoreLocation: Equatable { case memory, sqlite(path: String), postgres(url: String) }
     var storeLocation: StoreLocation? {
         if store == "memory" { return .memory }
+        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") { return .postgres(url: store) }
         if store.hasPrefix("sqlite:") && store.count > "sqlite:".count { return .sqlite(path: String(store.dropFirst(7))) }
         return nil
+    }
+
+    /// `store` for logs: a PostgreSQL URL's password replaced by `***`.
+    var storeForLog: String {
+        guard case .postgres? = storeLocation, let scheme = store.firstRange(of: "://"),
+              let at = store[scheme.upperBound...].firstIndex(of: "@") else { return store }
+        let userInfo = store[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return store }
+        return String(store[..<colon]) + ":***" + String(store[at...])
     }
 
     var syncValue: StorageSync { StorageSync(rawValue: sync) ?? .everysec }

@@ -2,6 +2,7 @@ import EventHTTP
 import Foundation
 import LayoutAPI
 import Logging
+import PostgresStorage
 import SQLiteStorage
 import Storage
 
@@ -11,7 +12,22 @@ extension Serve {
     /// header and schema, never its sessions (it takes milliseconds with 100,000 of them); a
     /// corrupt or truncated file throws `StorageError.corrupt` naming it, and so does a count
     /// that cannot be read.
-    static func openStorage(_ settings: DaemonConfiguration) throws(StorageError) -> (any SessionStorage)? {
+    ///
+    /// PostgreSQL: a server that cannot be reached does not stop the start (a node behind a load
+    /// balancer comes up and answers 503 with Retry-After to what needs the store, so the
+    /// balancer sees it not ready rather than absent, and it serves as soon as the database is
+    /// back, with nobody to restart it): a warning says so. A database this layoutd must not use
+    /// (a newer schema, foreign tables) does stop it.
+    static func openStorage(_ settings: DaemonConfiguration, logger: Logger) throws(StorageError) -> (any SessionStorage)? {
+        if case .postgres(let url)? = settings.storeLocation {
+            let workers = HTTPServerConfiguration.automaticThreads(cpus: HTTPServerConfiguration.availableCPUs)
+            let storage = try PostgresSessionStorage(url: url, sync: settings.syncValue,
+                                                     poolSize: (settings.threads > 0 ? settings.threads : workers) + 1)
+            if let problem = storage.startupProblem {
+                logger.warning("the session store is not reachable yet (\(problem)); serving anyway: requests that need it answer 503 until it is")
+            }
+            return storage
+        }
         guard case .sqlite(let path)? = settings.storeLocation else { return nil }
         let storage = try SQLiteSessionStorage(path: path, sync: settings.syncValue)
         do throws(StorageError) {

@@ -79,7 +79,10 @@ struct Serve: ParsableCommand {
             cannot be opened (corrupt, truncated, unreadable) stops the start with exit status 1 \
             and names the file. A write the store refuses at run time answers 503 \
             application/problem+json with Retry-After and changes nothing; reads keep working. \
-            postgres:// URLs are not supported yet.
+            --store postgres://user@host:port/db (or postgresql://, any libpq URL): a database \
+            shared by several nodes; tables are made at start; a server that cannot be reached \
+            does not stop the start: requests that need it answer 503 until it is back. --sync \
+            always sets synchronous_commit on, everysec and never set it off.
 
             LOGS go to stderr: one line per request (method, path, status, duration) at level \
             info, plus start-up and shutdown messages.
@@ -180,8 +183,8 @@ struct Serve: ParsableCommand {
     var lockDirectory: String?
 
     @Option(help: ArgumentHelp(
-        "Where sessions are kept: memory, or sqlite:PATH (a SQLite file, made if missing). Default: memory (config/layoutd.json: sqlite:data/layoutd.db).",
-        valueName: "memory|sqlite:PATH"))
+        "Where sessions are kept: memory, sqlite:PATH (a SQLite file, made if missing) or postgres://URL (a shared database). Default: memory (config/layoutd.json: sqlite:data/layoutd.db).",
+        valueName: "memory|sqlite:PATH|postgres://URL"))
     var store: String?
 
     @Option(help: ArgumentHelp(
@@ -212,7 +215,7 @@ struct Serve: ParsableCommand {
 
         let storage: (any SessionStorage)?
         do {
-            storage = try Self.openStorage(settings)
+            storage = try Self.openStorage(settings, logger: logger)
         } catch {
             writeToStandardError("layoutd: error: cannot open the session store: \(error)\n")
             throw ExitCode.failure
@@ -251,7 +254,7 @@ struct Serve: ParsableCommand {
             serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
             offload thread(s) for requests of \(settings.apiConfiguration.expensiveBytes) bytes or more (body or dormant document); max body \(settings.maxBodyBytes) bytes, \
             timeout \(jsonNumber(settings.timeoutSeconds)) s; max \(settings.maxSessions) sessions (\(settings.maxResidentSessions) \
-            resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; store \(settings.store) \
+            resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; store \(settings.storeForLog) \
             (\(router.api.sessionCount) session(s), sync \(settings.sync)); CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
             allocator mimalloc \(Self.mimallocVersion); transport errors as \(transportErrors) \

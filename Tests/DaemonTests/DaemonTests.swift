@@ -295,14 +295,17 @@ struct CommandLineTests {
         #expect(defaults.stdout.contains(#""store": "memory""#) && defaults.stdout.contains(#""sync": "everysec""#))
     }
 
-    @Test("store and sync: flags and file; postgres:// and unknown values are refused at start")
+    @Test("store and sync: flags and file; a postgres:// URL libpq rejects and unknown values are refused at start")
     func storeSettings() throws {
         let flags = try LayoutdBinary.run(["serve", "--store", "sqlite:/tmp/x.db", "--sync", "always", "--print-config"],
                                           environment: cleanEnvironment)
         #expect(flags.status == 0)
         #expect(flags.stdout.contains(#""store": "sqlite:/tmp/x.db""#) && flags.stdout.contains(#""sync": "always""#))
-        for (args, message) in [(["--store", "postgres://db/layoutd"], "not supported yet"),
-                                (["--store", "redis:x"], "store must be memory or sqlite:PATH"),
+        let postgres = try LayoutdBinary.run(["serve", "--store", "postgresql://db:5433/layoutd?connect_timeout=2", "--print-config"],
+                                             environment: cleanEnvironment)
+        #expect(postgres.status == 0 && postgres.stdout.contains(#""store": "postgresql://db:5433/layoutd?connect_timeout=2""#))
+        for (args, message) in [(["--store", "postgres://db/layoutd?no_such_option=1"], "not a PostgreSQL URL libpq accepts"),
+                                (["--store", "redis:x"], "store must be memory, sqlite:PATH"),
                                 (["--sync", "sometimes"], "sync must be one of always, everysec, never")] {
             let r = try LayoutdBinary.run(["serve", "--print-config"] + args, environment: cleanEnvironment)
             #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")

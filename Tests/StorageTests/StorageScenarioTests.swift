@@ -2,10 +2,10 @@ import Testing
 import JSON
 import Storage
 
-/// What every backend must do the same way, run against the memory and the SQLite store.
+/// What every backend must do the same way, run against the memory, the SQLite and (given a server) the PostgreSQL store.
 @Suite("Session storage scenarios")
 struct StorageScenarioTests {
-    @Test("create, patch, load: the stored session replays to the patched document", arguments: Backend.allCases)
+    @Test("create, patch, load: the stored session replays to the patched document", arguments: Backend.available)
     func createPatchLoad(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -32,7 +32,7 @@ struct StorageScenarioTests {
         #expect(try store.load(id: "a")?.revision == 4)
     }
 
-    @Test("fenced writes: wrong revision, wrong generation, existing id, absent id", arguments: Backend.allCases)
+    @Test("fenced writes: wrong revision, wrong generation, existing id, absent id", arguments: Backend.available)
     func fencing(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -66,7 +66,7 @@ struct StorageScenarioTests {
         #expect(message.contains("'a'") && message.contains("revision 3") && message.contains("revision 5"))
     }
 
-    @Test("delete, then create again: gone from the store, a greater generation, old writes fenced", arguments: Backend.allCases)
+    @Test("delete, then create again: gone from the store, a greater generation, old writes fenced", arguments: Backend.available)
     func deleteRecreate(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -85,7 +85,7 @@ struct StorageScenarioTests {
         #expect(loaded.generation == g2 && loaded.revision == 1 && loaded.patches.isEmpty && loaded.snapshot == document(views: 3))
     }
 
-    @Test("snapshots bound the replay: due after maxPatches, or when patches outweigh the document", arguments: Backend.allCases)
+    @Test("snapshots bound the replay: due after maxPatches, or when patches outweigh the document", arguments: Backend.available)
     func snapshots(_ backend: Backend) throws {
         let fixture = try backend.make(policy: SnapshotPolicy(maxPatches: 4))
         let store = fixture.store
@@ -110,7 +110,7 @@ struct StorageScenarioTests {
         #expect(try store.load(id: "a")?.patches.count == 1)
     }
 
-    @Test("replace drops the patches and fences on the revision", arguments: Backend.allCases)
+    @Test("replace drops the patches and fences on the revision", arguments: Backend.available)
     func replace(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -125,7 +125,7 @@ struct StorageScenarioTests {
         #expect(try store.check().isIntact)
     }
 
-    @Test("count and paging list every id once, in byte order", arguments: Backend.allCases)
+    @Test("count and paging list every id once, in byte order", arguments: Backend.available)
     func paging(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -146,7 +146,7 @@ struct StorageScenarioTests {
         #expect(try store.ids(after: nil, limit: 0).isEmpty)
     }
 
-    @Test("compact folds every session's patches; check counts what is stored", arguments: Backend.allCases)
+    @Test("compact folds every session's patches; check counts what is stored", arguments: Backend.available)
     func compact(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -175,7 +175,7 @@ struct StorageScenarioTests {
         #expect(after.isIntact && after.patches == 0 && after.snapshotBytes == expected.values.map(\.count).reduce(0, +))
     }
 
-    @Test("writes from many threads to different sessions all land", arguments: Backend.allCases)
+    @Test("writes from many threads to different sessions all land", arguments: Backend.available)
     func concurrentWriters(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store
@@ -192,7 +192,7 @@ struct StorageScenarioTests {
         }
     }
 
-    @Test("a closed store answers unavailable", arguments: Backend.allCases)
+    @Test("a closed store answers unavailable", arguments: Backend.available)
     func closed(_ backend: Backend) throws {
         let fixture = try backend.make()
         let store = fixture.store

@@ -5,12 +5,16 @@ import JSON
 import Testing
 import Storage
 import SQLiteStorage
+import PostgresStorage
 
-/// The two backends the shared scenarios run against.
+/// The backends the shared scenarios run against: PostgreSQL only when a server is given
+/// (`LAYOUTD_TEST_POSTGRES`, set by scripts/test).
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
 
     var testDescription: String { rawValue }
+
+    static var available: [Backend] { testPostgresURL == nil ? [.memory, .sqlite] : allCases }
 
     /// A new, empty store (a SQLite file in a fresh directory, removed with the fixture).
     func make(policy: SnapshotPolicy = SnapshotPolicy(), sync: StorageSync = .never) throws -> StoreFixture {
@@ -21,14 +25,19 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let directory = TemporaryDirectory()
             return StoreFixture(store: try SQLiteSessionStorage(path: directory.path + "/store.db", sync: sync, policy: policy),
                                 directory: directory)
+        case .postgres:
+            let database = try TestDatabase()
+            return StoreFixture(store: try PostgresSessionStorage(url: database.url, sync: sync, policy: policy),
+                                directory: nil, database: database)
         }
     }
 }
 
-/// A store under test and the directory that holds its file.
+/// A store under test and the directory that holds its file (or the database that holds its tables).
 struct StoreFixture {
     let store: any SessionStorage
     let directory: TemporaryDirectory?
+    var database: TestDatabase? = nil
 }
 
 /// A directory under /tmp, removed with everything in it when the value is released.

@@ -1,0 +1,174 @@
+import Storage
+
+/// The store's tables, created or migrated when the store first reaches its database (the
+/// `layoutd_schema` row holds the version), and the statements every connection prepares.
+///
+/// Names start with `layoutd_` so the store can share an existing database with other programs.
+/// A session's row holds its snapshot: PostgreSQL keeps a large bytea out of line (TOAST), and an
+/// UPDATE that leaves it alone copies only the pointer, so an append rewrites a small row. Ids use
+/// the "C" collation: their index is in byte order, which `ids(after:limit:)` pages in. Patches
+/// are keyed by (id, revision), a second fence under the conditional UPDATE; they carry the
+/// generation that wrote them so `check` can tell a leftover from a live one. Generations come
+/// from a sequence: never handed out twice, whatever is deleted.
+enum PostgresSchema {
+    static let version = 1
+
+    static func create(firstGeneration: UInt64) -> String { """
+        CREATE TABLE layoutd_schema (version integer NOT NULL);
+        CREATE SEQUENCE layoutd_generation START WITH \(firstGeneration);
+        CREATE TABLE layoutd_sessions (
+            id text COLLATE "C" PRIMARY KEY,
+            generation bigint NOT NULL,
+            revision integer NOT NULL,
+            snapshot bytea NOT NULL,
+            snapshot_revision integer NOT NULL,
+            snapshot_bytes integer NOT NULL,
+            patch_count integer NOT NULL,
+            patch_bytes bigint NOT NULL,
+            delegates text NOT NULL,
+            last_used double precision NOT NULL
+        );
+        CREATE TABLE layoutd_patches (
+            id text COLLATE "C" NOT NULL,
+            generation bigint NOT NULL,
+            revision integer NOT NULL,
+            bytes bytea NOT NULL,
+            PRIMARY KEY (id, revision)
+        );
+        """
+    }
+
+    /// Creates the tables in a database that has none, checks an existing schema's version. Two
+    /// nodes starting together take turns (a transaction-scoped advisory lock).
+    static func prepare(_ c: PostgresConnection, now: Double) throws(StorageError) {
+        try c.execute("BEGIN")
+        do throws(StorageError) {
+            // Any constant every node agrees on ("layoutd" in ASCII).
+            try c.execute("SELECT pg_advisory_xact_lock(30518162010977380)")
+            let exists = try c.texts("SELECT to_regclass('layoutd_schema') IS NOT NULL")
+            if exists.first?.first == "f" {
+                if try c.texts("SELECT to_regclass('layoutd_sessions') IS NOT NULL").first?.first == "t" {
+                    throw StorageError.corrupt(path: "PostgreSQL table layoutd_sessions",
+                                               detail: "it exists without a layoutd_schema version row (not made by layoutd?)")
+                }
+                try c.execute(create(firstGeneration: initialGeneration(now: now)))
+                try c.execute("INSERT INTO layoutd_schema VALUES (\(version))")
+            } else {
+                let rows = try c.texts("SELECT version FROM layoutd_schema")
+                guard rows.count == 1, let text = rows[0][0], let found = Int(text) else {
+                    throw StorageError.corrupt(path: "PostgreSQL table layoutd_schema",
+                                               detail: "it holds \(rows.count) rows, not one version")
+                }
+                if found > version {
+                    throw StorageError.unavailable("the PostgreSQL database has layoutd schema version \(found), "
+                                                   + "written by a newer layoutd (this one knows \(version))")
+                }
+                // Migrations from older versions go here, one step each, inside this transaction.
+            }
+            try c.execute("COMMIT")
+        } catch {
+            _ = try? c.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// The statements, prepared on each connection on first use.
+enum SQL {
+    private static let notifyChanged = "pg_notify('layoutd_sessions', 'c ' || generation || ' ' || revision || ' ' || id)"
+
+    /// $1 id, $2 revision, $3 document, $4 delegates, $5 now → the new generation; no row: the id exists.
+    static let create = PostgresStatement(name: "create", sql: """
+        WITH s AS (
+            INSERT INTO layoutd_sessions (id, generation, revision, snapshot, snapshot_revision, snapshot_bytes,
+                                          patch_count, patch_bytes, delegates, last_used)
+            VALUES ($1, nextval('layoutd_generation'), $2, $3, $2, length($3), 0, 0, $4, $5)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id, generation, revision)
+        SELECT generation, \(notifyChanged) FROM s
+        """, types: [.text, .int4, .bytea, .text, .float8])
+
+    /// $1 id, $2 generation, $3 revision, $4 document, $5 delegates, $6 now; no row: fenced off.
+    static let replace = PostgresStatement(name: "replace", sql: """
+        WITH s AS (
+            UPDATE layoutd_sessions SET revision = $3, snapshot = $4, snapshot_revision = $3, snapshot_bytes = length($4),
+                                        patch_count = 0, patch_bytes = 0, delegates = $5, last_used = $6
+            WHERE id = $1 AND generation = $2 AND revision = $3 - 1
+            RETURNING id, generation, revision),
+        d AS (DELETE FROM layoutd_patches p USING s WHERE p.id = s.id)
+        SELECT \(notifyChanged) FROM s
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8])
+
+    /// $1 id, $2 generation, $3 revision, $4 patch, $5 delegates (null: unchanged), $6 now →
+    /// patch_count, patch_bytes, snapshot_bytes after it; no row: fenced off. A patch row already
+    /// at (id, revision) can only be a leftover (the fence passed): it is overwritten.
+    static let append = PostgresStatement(name: "append", sql: """
+        WITH s AS (
+            UPDATE layoutd_sessions SET revision = $3, patch_count = patch_count + 1,
+                                        patch_bytes = patch_bytes + length($4),
+                                        delegates = coalesce($5, delegates), last_used = $6
+            WHERE id = $1 AND generation = $2 AND revision = $3 - 1
+            RETURNING id, generation, revision, patch_count, patch_bytes, snapshot_bytes),
+        p AS (
+            INSERT INTO layoutd_patches (id, generation, revision, bytes) SELECT id, generation, revision, $4 FROM s
+            ON CONFLICT (id, revision) DO UPDATE SET generation = excluded.generation, bytes = excluded.bytes)
+        SELECT patch_count, patch_bytes, snapshot_bytes, \(notifyChanged) FROM s
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8])
+
+    /// $1 id, $2 generation, $3 revision (the stored one), $4 document; no row: fenced off. No
+    /// notice: the session's content does not change.
+    static let snapshot = PostgresStatement(name: "snapshot", sql: """
+        WITH s AS (
+            UPDATE layoutd_sessions SET snapshot = $4, snapshot_revision = revision, snapshot_bytes = length($4),
+                                        patch_count = 0, patch_bytes = 0
+            WHERE id = $1 AND generation = $2 AND revision = $3
+            RETURNING id),
+        d AS (DELETE FROM layoutd_patches p USING s WHERE p.id = s.id AND p.revision <= $3)
+        SELECT 1 FROM s
+        """, types: [.text, .int8, .int4, .bytea])
+
+    /// A delete is a transaction of its own (BEGIN, these two, COMMIT): its patches are deleted by a
+    /// second statement, whose snapshot sees every patch committed before the session's row was
+    /// locked (one statement's snapshot could miss a patch committed while it waited for the row).
+    static let deleteSession = PostgresStatement(name: "delete_session", sql: """
+        DELETE FROM layoutd_sessions WHERE id = $1 AND generation = $2 RETURNING revision
+        """, types: [.text, .int8])
+    static let deletePatches = PostgresStatement(name: "delete_patches", sql: """
+        WITH d AS (DELETE FROM layoutd_patches WHERE id = $1)
+        SELECT pg_notify('layoutd_sessions', 'd ' || $2 || ' ' || $1)
+        """, types: [.text, .int8])
+
+    /// $1 id, $2 generation, $3 time; no row: fenced off.
+    static let touch = PostgresStatement(name: "touch", sql: """
+        UPDATE layoutd_sessions SET last_used = $3 WHERE id = $1 AND generation = $2 RETURNING 1
+        """, types: [.text, .int8, .float8])
+
+    /// What is stored for $1, for a conflict's report.
+    static let stored = PostgresStatement(name: "stored", sql: """
+        SELECT generation, revision FROM layoutd_sessions WHERE id = $1
+        """, types: [.text])
+
+    /// The session's row first (column 6 null), then its patches in revision order: one statement,
+    /// so one snapshot of both.
+    static let load = PostgresStatement(name: "load", sql: """
+        SELECT generation, revision, snapshot_revision, delegates, last_used, snapshot, NULL::integer AS patch_revision
+        FROM layoutd_sessions WHERE id = $1
+        UNION ALL
+        SELECT generation, revision, NULL, NULL, NULL, bytes, revision FROM layoutd_patches WHERE id = $1
+        ORDER BY patch_revision NULLS FIRST
+        """, types: [.text])
+
+    static let count = PostgresStatement(name: "count", sql: "SELECT count(*) FROM layoutd_sessions", types: [])
+
+    static let idsFirst = PostgresStatement(name: "ids_first", sql: """
+        SELECT id FROM layoutd_sessions ORDER BY id LIMIT $1
+        """, types: [.int8])
+    static let idsAfter = PostgresStatement(name: "ids_after", sql: """
+        SELECT id FROM layoutd_sessions WHERE id > $2 ORDER BY id LIMIT $1
+        """, types: [.int8, .text])
+
+    /// Sessions with patches after $1, a page for `compact`.
+    static let foldable = PostgresStatement(name: "foldable", sql: """
+        SELECT id FROM layoutd_sessions WHERE patch_count > 0 AND id > $1 ORDER BY id LIMIT 256
+        """, types: [.text])
+}
