@@ -99,7 +99,7 @@ extension ClusterTests {
                 } else {
                     #expect(failed.isEmpty, "\(id) on \(home[id] ?? "?"), not on the killed node: \(failed.map(\.status))")
                 }
-                let (document, revision) = try Cluster.document(nginx, id)
+                let (document, revision) = try Cluster.document(try cluster.nginx(), id)
                 #expect(try ClusterLedger.replays(entries, base: try #require(bases[id]), to: document, revision: revision),
                         "\(id): the document at revision \(revision) is not the replay of what was acknowledged")
             }
@@ -167,7 +167,9 @@ extension ClusterTests {
             #expect(subscriber.seen.map(\.revision) == Array(1...revision), "every revision, once, in order")
         }
 
-        @Test("PostgreSQL killed and started again: changes answer 503 while it is away, full service after, nothing acknowledged lost")
+        /// A clean stop: with the default `sync` (`everysec`: `synchronous_commit = off`) a crash
+        /// of PostgreSQL itself may lose its last 600 ms of commits, as docs/deploy.md says.
+        @Test("PostgreSQL stopped and started again: changes answer 503 while it is away, full service after, nothing acknowledged lost")
         func postgresAway() throws {
             let cluster = try Cluster.current()
             defer { cluster.restore() }
@@ -179,7 +181,7 @@ extension ClusterTests {
             for i in 0..<5 {
                 ledger.record(Self.patch(i), try nginx.patch("/v1/sessions/\(id)", Self.patch(i)))
             }
-            try cluster.kill("postgres")
+            try cluster.stop("postgres")
             // Every change needs the store: refused with 503 and Retry-After, on every node.
             for (i, node) in cluster.nodes.enumerated() {
                 let patch = Self.patch(100 + i)
@@ -203,10 +205,9 @@ extension ClusterTests {
                 ledger.record(patch, r)
                 #expect(r.status == 200, "PATCH through \(node.name) after PostgreSQL came back: \(r.status) \(r.text.prefix(200))")
             }
-            let (document, revision) = try Cluster.document(nginx, id)
-            #expect(revision == 1 + ledger.acknowledged)
+            try cluster.awaitSameEverywhere(id, revision: 1 + ledger.acknowledged)
+            let (document, revision) = try Cluster.document(try cluster.nginx(), id)
             #expect(try ClusterLedger.replays(ledger.all, base: base, to: document, revision: revision))
-            try cluster.awaitSameEverywhere(id, revision: revision)
         }
     }
 }

@@ -94,6 +94,9 @@ struct Cluster: Sendable {
     /// kill -9 of a node, `nginx` or `postgres`.
     func kill(_ name: String) throws { try Self.script(["kill", name]) }
 
+    /// A clean stop of a node (SIGTERM), `nginx` or `postgres` (fast shutdown).
+    func stop(_ name: String) throws { try Self.script(["stop", name]) }
+
     /// Starts a component again (nothing when it runs).
     func start(_ name: String) throws { try Self.script(["start", name]) }
 
