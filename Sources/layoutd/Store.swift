@@ -2,17 +2,20 @@ import ArgumentParser
 import Foundation
 import JSON
 import LayoutModel
+import PostgresStorage
 import SQLiteStorage
 import Storage
 
-/// `layoutd store check|compact --store memory|sqlite:PATH`: the session store's operations
-/// (docs/operations.md). Safe while the daemon runs on the same SQLite file (WAL: readers do not
-/// block the writer; compact's writes are fenced like the daemon's and wait for its lock).
+/// `layoutd store check|compact --store memory|sqlite:PATH|postgres://URL`: the session store's
+/// operations (docs/operations.md). Safe while the daemon runs on the same SQLite file (WAL: readers
+/// do not block the writer; compact's writes are fenced like the daemon's and wait for its lock),
+/// and while nodes run on the same PostgreSQL database (check reads one snapshot; compact's folds
+/// are fenced writes and its VACUUM takes no lock that stops them).
 struct Store: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check or compact a session store.",
         discussion: """
-            --store memory|sqlite:PATH names the store as the daemon's `store` setting does. \
+            --store memory|sqlite:PATH|postgres://URL names the store as the daemon's `store` setting does. \
             A memory store lives in its daemon's process: here it is always empty.
 
             Exit status: 0 when the store is intact (check) or compacted (compact); 1 when it is \
@@ -23,17 +26,35 @@ struct Store: ParsableCommand {
 
     /// `--store`, shared by both subcommands.
     struct Location: ParsableArguments {
-        @Option(help: ArgumentHelp("The store: memory, or sqlite:PATH (a SQLite file).", valueName: "memory|sqlite:PATH"))
+        @Option(help: ArgumentHelp("The store: memory, sqlite:PATH (a SQLite file) or postgres://URL (a PostgreSQL database).",
+                                   valueName: "memory|sqlite:PATH|postgres://URL"))
         var store: String = "sqlite:data/layoutd.db"
 
+        var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
+
         func validate() throws {
-            if store != "memory" && !(store.hasPrefix("sqlite:") && store.count > "sqlite:".count) {
-                throw ValidationError("--store must be memory or sqlite:PATH, not '\(store)'")
+            if isPostgres, let problem = PostgresSessionStorage.problem(url: store) {
+                throw ValidationError("--store '\(store)' is not a PostgreSQL URL libpq accepts: \(problem)")
+            }
+            if store != "memory" && !isPostgres && !(store.hasPrefix("sqlite:") && store.count > "sqlite:".count) {
+                throw ValidationError("--store must be memory, sqlite:PATH or postgres://URL, not '\(store)'")
             }
         }
 
         /// Opens the store; a failure is printed as one JSON object and exits 1.
         func open() throws -> any SessionStorage {
+            if isPostgres {
+                // A database that cannot be reached is a failure here (the daemon would wait for it).
+                do {
+                    let storage = try PostgresSessionStorage(url: store, sync: .always, poolSize: 1)
+                    guard let problem = storage.startupProblem else { return storage }
+                    storage.close()
+                    Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(problem))])
+                } catch {
+                    Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(error.description))])
+                }
+                throw ExitCode.failure
+            }
             guard store.hasPrefix("sqlite:") else { return MemorySessionStorage() }
             let path = String(store.dropFirst("sqlite:".count))
             // Checking must not create the store it checks.
@@ -56,7 +77,7 @@ struct Store: ParsableCommand {
             abstract: "Check the store's integrity and print one JSON object: ok, problems, sessions, patches, bytes.",
             discussion: """
                 Runs SQLite's quick_check (every page and index entry; seconds per gigabyte) and \
-                checks every session's records. Prints {"store", "ok", "problems", "sessions", \
+                checks every session's records (PostgreSQL: the records, in one snapshot). Prints {"store", "ok", "problems", "sessions", \
                 "patches", "snapshotBytes", "fileBytes"}; exits 1 when anything is wrong.
                 """)
 
@@ -85,7 +106,7 @@ struct Store: ParsableCommand {
             discussion: """
                 Replays each session's patches on its snapshot as the API does (merge patch, then \
                 the canonical form), writes the result as the new snapshot, then returns free \
-                pages to the file system and empties the write-ahead log. Prints {"store", "ok", \
+                pages to the file system and empties the write-ahead log (PostgreSQL: VACUUM). Prints {"store", "ok", \
                 "sessionsFolded", "patchesFolded", "failures", "fileBytesBefore", "fileBytesAfter"}.
                 """)
 

@@ -1,0 +1,146 @@
+import Foundation
+import JSON
+import Testing
+import TestSupport
+
+/// The daemon on a PostgreSQL store whose server goes away and comes back (issue 22): requests that
+/// need the store answer 503 with Retry-After meanwhile, full service resumes without restarting
+/// layoutd, and nothing acknowledged is lost. The test has a PostgreSQL server of its own
+/// (scripts/lib/postgres.sh in a temporary directory, on a free port): it stops and starts it,
+/// which the server other suites share in parallel must not see.
+@Suite("PostgreSQL store on the daemon", .enabled(if: ProcessInfo.processInfo.environment["LAYOUTD_TEST_POSTGRES"] != nil,
+                                                  "LAYOUTD_TEST_POSTGRES is not set (scripts/test sets it)"))
+struct PostgresStoreTests {
+    /// A private PostgreSQL server, stopped (and its directory removed) when dropped.
+    final class PrivateServer {
+        let directory: TemporaryDirectory
+        let port: Int
+        private(set) var url = ""
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            port = try Self.freePort()
+            try start()
+        }
+
+        deinit { try? stop() }
+
+        var dataDirectory: String { directory.url.path + "/pg" }
+
+        func start() throws { url = try Self.script("postgres_start \"$1\" \"$2\"", dataDirectory, String(port)) }
+        func stop() throws { _ = try Self.script("postgres_stop \"$1\"", dataDirectory) }
+
+        /// Runs `command` with scripts/lib/postgres.sh loaded; answers its output, trimmed.
+        static func script(_ command: String, _ arguments: String...) throws -> String {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            // Output to files, not pipes: the server it starts must hold no pipe of ours open.
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("layoutd-pg-\(UUID().uuidString)")
+            FileManager.default.createFile(atPath: out.path + ".out", contents: nil)
+            FileManager.default.createFile(atPath: out.path + ".err", contents: nil)
+            defer { try? FileManager.default.removeItem(atPath: out.path + ".out"); try? FileManager.default.removeItem(atPath: out.path + ".err") }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "source \"\(root.path)/scripts/lib/postgres.sh\" && \(command)", "postgres.sh"] + arguments
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".out"))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path + ".err"))
+            process.standardInput = FileHandle.nullDevice
+            // ChildExit, not waitUntilExit: see there why the latter can wait forever.
+            let exit = ChildExit(process)
+            try process.run()
+            guard exit.wait(timeout: 120) else {
+                exit.kill()
+                throw TestFailure("\(command) did not finish within 120 s")
+            }
+            let stdout = (try? String(contentsOfFile: out.path + ".out", encoding: .utf8)) ?? ""
+            guard exit.shellStatus == 0 else {
+                throw TestFailure("\(command) failed: \((try? String(contentsOfFile: out.path + ".err", encoding: .utf8)) ?? "")")
+            }
+            return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// A loopback port nothing listens on now.
+        static func freePort() throws -> Int {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            guard bound else { throw TestFailure("no free port") }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+
+    static func daemon(_ server: PrivateServer) throws -> Daemon {
+        try Daemon(["--store", server.url, "--log-level", "warning"])
+    }
+
+    static func patch(_ c: RawHTTPConnection, _ value: Int) throws -> RawHTTPResponse {
+        try c.patch("/v1/sessions/s", #"{"constraints":{"card-height":{"constant":\#(value)}}}"#)
+    }
+
+    /// Retries `body` until it answers `status` (a 503 meanwhile), up to `seconds`.
+    static func until(_ status: Int, seconds: Double = 20, _ body: () throws -> RawHTTPResponse) throws -> RawHTTPResponse {
+        let deadline = Date().addingTimeInterval(seconds)
+        var last = try body()
+        while last.status != status && Date() < deadline {
+            #expect(last.status == 503, "while waiting for \(status): \(last.status) \(last.text)")
+            usleep(100_000)
+            last = try body()
+        }
+        return last
+    }
+
+    static func expectUnavailable(_ name: String, _ r: RawHTTPResponse) {
+        #expect(r.status == 503 && r.header("Retry-After") != nil, "\(name): \(r.status) \(r.text)")
+        #expect(r.header("Content-Type")?.hasPrefix("application/problem+json") == true, "\(name)")
+        #expect(r.problemType == "/problems/store-unavailable", "\(name): \(r.text)")
+    }
+
+    @Test("PostgreSQL stopped and started again: 503 with Retry-After while it is away, full service after without a restart, nothing acknowledged lost; a node started while it is away comes up and waits for it")
+    func serverAwayAndBack() throws {
+        let server = try PrivateServer()
+        let daemon = try Self.daemon(server)
+        let c = try daemon.connect()
+        #expect(try c.put("/v1/sessions/s", Documents.card).status == 201)
+        for i in 0..<5 { #expect(try Self.patch(c, 100 + i).status == 200) }
+
+        try server.stop()
+        Self.expectUnavailable("PATCH", try Self.patch(c, 200))
+        Self.expectUnavailable("PUT create", try c.put("/v1/sessions/t", Documents.card))
+        Self.expectUnavailable("POST", try c.post("/v1/sessions", Documents.card))
+        Self.expectUnavailable("DELETE", try c.request("DELETE", "/v1/sessions/s"))
+        Self.expectUnavailable("GET of a session not in memory", try c.get("/v1/sessions/elsewhere"))
+        #expect(daemon.isRunning)
+
+        try server.start()
+        // The first request may still meet a connection of before the restart: retried by the
+        // client as a 503 tells it to.
+        let resumed = try Self.until(200) { try Self.patch(c, 201) }
+        #expect(resumed.status == 200 && resumed.header("ETag").etagRevision == 7)
+        #expect(try c.put("/v1/sessions/t", Documents.card).status == 201)
+        #expect(try c.get("/v1/sessions/elsewhere").status == 404)
+        let acknowledged = try c.get("/v1/sessions/s")
+        #expect(acknowledged.status == 200)
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit(timeout: 10)
+
+        // A node started while the database is away: it starts, says so, answers 503, and serves
+        // the stored sessions once the database is back.
+        try server.stop()
+        let late = try Self.daemon(server)
+        #expect(late.stderr.contains("not reachable yet"))
+        let l = try late.connect()
+        Self.expectUnavailable("GET while away at start", try l.get("/v1/sessions/s"))
+        try server.start()
+        let read = try Self.until(200) { try l.get("/v1/sessions/s") }
+        #expect(read.text == acknowledged.text && read.header("ETag") == acknowledged.header("ETag"))
+        #expect(try l.get("/v1/sessions/t").status == 200)
+    }
+}
