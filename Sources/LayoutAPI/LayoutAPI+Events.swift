@@ -5,15 +5,28 @@ extension LayoutAPI {
     /// open and calls `stream.open` with a sink. The first event is the current revision with every
     /// frame (`"all":true`); each later revision sends the frames that changed and the views that
     /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
+    /// Every event's `id` is its revision. A client that reconnects (`Last-Event-ID`) gets the
+    /// current revision with every frame first: whatever it missed is filled in by that event.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
     func sessionEvents(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
         // `withState` wakes a dormant session here, in the handler, which the daemon runs off the
         // worker's loop when the wake is expensive (`isExpensive`); waking it when the stream
         // opens would solve it on the loop.
-        let session: Session
+        var session: Session
         switch existingSession(id) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
+        }
+        // A client reconnecting after its node died names the last revision it saw; this node's
+        // copy may not have heard of it yet: catch up first, so the stream never goes back.
+        if sharedStore, let seen = request.header("Last-Event-ID").flatMap({ Int($0) }),
+           seen > session.liveRevision ?? .max {
+            do throws(Failure) {
+                guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
+                session = current
+            } catch {
+                return error.response
+            }
         }
         guard session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
         var response = APIResponse(status: 200, headers: [
@@ -31,7 +44,7 @@ extension LayoutAPI {
             return Problems.subscribersFull(limit: configuration.maxSubscribers)
         }
         let absolute = options.absolute
-        response.stream = APIEventStream { [self] sink in
+        response.stream = APIEventStream { [self, session] sink in
             subscribe(session, sink, absolute: absolute)
         }
         return response

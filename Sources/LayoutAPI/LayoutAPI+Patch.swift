@@ -16,7 +16,7 @@ extension LayoutAPI {
     /// under it against the session's current document (`decide`), and committed at the session's
     /// one commit point (`SessionState.commit`), which hands the engine one `LayoutEdit`.
     func patchSession(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        let session: Session
+        var session: Session
         switch existingSession(id) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
@@ -39,37 +39,53 @@ extension LayoutAPI {
         var timing = ServerTiming(parse: MonotonicTime.now - t0)
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
 
-        let outcome: Result<SessionAnswer, Failure> = session.withState { st in
-            guard st.alive else { return .failure(Failure(Problems.sessionNotFound(id))) }
-            if let ifMatch, !ifMatch.matchesStrong(st.tag) {
-                return .failure(Failure(Problems.preconditionFailed(st.tag,
-                    detail: "If-Match does not match the current revision \(st.revision)")))
+        var attempt = 0
+        while true {
+            let outcome: Result<SessionAnswer, Failure> = session.withState { st in
+                guard st.alive else { return .failure(Failure(Problems.sessionNotFound(id))) }
+                if let ifMatch, !ifMatch.matchesStrong(st.tag) {
+                    return .failure(Failure(Problems.preconditionFailed(st.tag,
+                        detail: "If-Match does not match the current revision \(st.revision)")))
+                }
+                let t1 = MonotonicTime.now
+                let decision = decide(body, &st)
+                timing.parse += MonotonicTime.now - t1
+                switch decision {
+                case .failed(let response):
+                    return .failure(Failure(response))
+                case .unchanged:
+                    return SessionAnswer.unchanged(st, options)
+                case .change(let change):
+                    return st.commit(change, options, answering: .changes, events: session.events, timing: &timing,
+                                     durable: durable(id))
+                }
             }
-            let t1 = MonotonicTime.now
-            let decision = decide(body, &st)
-            timing.parse += MonotonicTime.now - t1
-            switch decision {
-            case .failed(let response):
-                return .failure(Failure(response))
-            case .unchanged:
-                return SessionAnswer.unchanged(st, options)
-            case .change(let change):
-                return st.commit(change, options, answering: .changes, events: session.events, timing: &timing,
-                                 durable: durable(id))
+            switch outcome {
+            case .failure(let failure) where failure.staleSession && attempt < Self.fencedRetries:
+                // Another node wrote the session since this copy was read: catch up, decide again.
+                do throws(Failure) {
+                    guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
+                    session = current
+                } catch {
+                    return error.response
+                }
+                attempt += 1
+            case .failure(let failure):
+                return failure.response
+            case .success(let answer):
+                return answer.response(timing)
             }
-        }
-        switch outcome {
-        case .failure(let failure):
-            if failure.staleSession { dropStale(session) }
-            return failure.response
-        case .success(let answer): return answer.response(timing)
         }
     }
+
+    /// How many times a write fenced off by the store (another node wrote first) is decided again
+    /// after catching up, before the client gets the 409.
+    static let fencedRetries = 3
 
     /// What `body` does to the session in `st`: the lane's change when the lane applies, else the
     /// parsed patch's, member by member (`PatchPlan.members`) or through the whole patched
     /// document (`PatchPlan.general`).
-    private func decide(_ body: PatchBody, _ st: inout SessionState) -> PatchDecision {
+    func decide(_ body: PatchBody, _ st: inout SessionState) -> PatchDecision {
         if case .lane(let lane) = body.read,
            let decision = PatchPlan.laneChange(lane, canonical: st.canonical, system: st.system, limits: limits,
                                                logged: body.bytes) {

@@ -76,7 +76,7 @@ extension LayoutAPI {
             // A conflict: the id is stored already (created concurrently): look again.
             return failure.staleSession ? .taken : .failed(failure.response)
         }
-        let session = Session(id: id, state: state, limits: limits)
+        let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 })
         for _ in 0..<4 {
             switch store.insert(session) {
             case .inserted:
@@ -123,7 +123,7 @@ extension LayoutAPI {
         case retry
         case failed(APIResponse)
         /// The store fenced the replacement off: drop the copy in memory.
-        case stale(APIResponse)
+        case stale
         case done(SessionAnswer)
     }
 
@@ -188,7 +188,7 @@ extension LayoutAPI {
                                          events: session.events, timing: &timing, durable: durable(id)) {
                         case .success(let answer): return .replace(st, .done(answer))
                         case .failure(let failure):
-                            return .answer(failure.staleSession ? .stale(failure.response) : .failed(failure.response))
+                            return .answer(failure.staleSession ? .stale : .failed(failure.response))
                         }
                     }
                     switch outcome {
@@ -197,9 +197,10 @@ extension LayoutAPI {
                         continue
                     case .failed(let r):
                         return r
-                    case .stale(let r):
-                        dropStale(session)
-                        return r
+                    case .stale:
+                        // Another node wrote the session first: catch up, decide again.
+                        _ = try catchUp(session)
+                        continue
                     case .done(let answer):
                         return answer.response(prepared.timing)
                     }
@@ -254,31 +255,40 @@ extension LayoutAPI {
     /// 204 without a body; 412 when `If-Match` does not match. With a store, the session is
     /// deleted from it (under the session's lock, before it is marked dead) before the 204.
     func deleteSession(_ id: String, _ request: APIRequest) -> APIResponse {
-        let session: Session
+        var session: Session
         switch existingSession(id) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
-        let failure: Failure? = session.withLifecycle { tag, alive in
-            guard alive else { return Failure(Problems.sessionNotFound(id)) }
-            if let ifMatch, !ifMatch.matchesStrong(tag) {
-                return Failure(Problems.preconditionFailed(tag,
-                    detail: "If-Match does not match the current revision \(tag.revision)"))
-            }
-            if let durability {
-                do throws(StorageError) {
-                    try durability.storage.delete(id: id, generation: tag.generation)
-                } catch {
-                    return SessionDurability.failure(error, id: id)
+        var attempt = 0
+        while true {
+            let failure: Failure? = session.withLifecycle { tag, alive in
+                guard alive else { return Failure(Problems.sessionNotFound(id)) }
+                if let ifMatch, !ifMatch.matchesStrong(tag) {
+                    return Failure(Problems.preconditionFailed(tag,
+                        detail: "If-Match does not match the current revision \(tag.revision)"))
                 }
+                if let durability {
+                    do throws(StorageError) {
+                        try durability.storage.delete(id: id, generation: tag.generation)
+                    } catch {
+                        return SessionDurability.failure(error, id: id)
+                    }
+                }
+                alive = false
+                return nil
             }
-            alive = false
-            return nil
-        }
-        if let failure {
-            if failure.staleSession { dropStale(session) }
-            return failure.response
+            guard let failure else { break }
+            guard failure.staleSession, attempt < Self.fencedRetries else { return failure.response }
+            // The id was deleted (and perhaps created again) by another node: catch up, decide again.
+            do throws(Failure) {
+                guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
+                session = current
+            } catch {
+                return error.response
+            }
+            attempt += 1
         }
         if durability != nil { releaseStoredSession() }
         store.remove(session)

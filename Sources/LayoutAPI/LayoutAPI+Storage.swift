@@ -7,8 +7,13 @@ extension LayoutAPI {
     /// (issue 21: a restart reads no session; each is loaded on its first request). Nil when there
     /// is none; a 503 when the store cannot be read for a session that is not in memory.
     func findSession(_ id: String) throws(Failure) -> Session? {
-        if let session = store.lookup(id) { return session }
+        if let session = store.lookup(id) {
+            // Another node may have written it since (see LayoutAPI+SharedStore.swift).
+            guard sharedStore, mayBeBehind(session) else { return session }
+            return try catchUp(session)
+        }
         guard let durability else { return nil }
+        let epoch = noticeEpoch.withLock { $0 }
         let stored: StoredSession?
         do throws(StorageError) {
             stored = try durability.storage.load(id: id)
@@ -25,7 +30,7 @@ extension LayoutAPI {
         }
         let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
                                      generation: stored.generation, delegates: stored.delegates)
-        let session = Session(id: id, dormant: dormant, limits: limits)
+        let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch)
         switch store.insert(session) {
         case .inserted: return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile
@@ -75,11 +80,4 @@ extension LayoutAPI {
     }
 
     private static let memoryGenerations = Locked(initialGeneration(now: wallClock()))
-
-    /// Drops the copy in memory of a session whose stored state moved on without it (a fenced
-    /// write): the next request on its id wakes the stored one.
-    func dropStale(_ session: Session) {
-        session.retire()
-        store.remove(session)
-    }
 }

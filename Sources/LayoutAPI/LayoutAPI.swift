@@ -1,5 +1,5 @@
+import Dispatch
 import JSON
-import Primitives
 import LayoutEngine
 import LayoutModel
 import Primitives
@@ -24,6 +24,14 @@ public final class LayoutAPI: Sendable {
     /// With a store: how many sessions it holds (`count()` at start, then tracked), which is what
     /// `maxSessions` limits (the registry holds only the ones woken since the start).
     let storedCount: Locked<Int>
+    /// With a shared store (several nodes): how many times notices were lost (`StoreNotice.lost`);
+    /// a session whose `StoreHint.epoch` is behind it is checked against the store before use.
+    let noticeEpoch = Locked(0)
+    /// Whether other nodes write the store too (`SessionStorage.isShared`).
+    let sharedStore: Bool
+    /// Where sessions with subscribers catch up with writes of other nodes (`heard(_:)`), one at
+    /// a time and off the store's listening thread.
+    let catchUpQueue = DispatchQueue(label: "layoutd.catch-up")
 
     /// Protocol version (the `/v1` of the paths).
     public static let version = "1"
@@ -57,6 +65,11 @@ public final class LayoutAPI: Sendable {
         self.limits = configuration.documentLimits
         self.durability = durability
         self.storedCount = storedCount
+        self.sharedStore = storage?.isShared ?? false
+        if let storage, storage.isShared {
+            // The API lives as long as the daemon; weak all the same, for tests that make many.
+            storage.observe { [weak self] notice in self?.heard(notice) }
+        }
     }
 
     /// Answers one request. Never traps; every failure is an `application/problem+json` 4xx.
@@ -138,8 +151,8 @@ public final class LayoutAPI: Sendable {
     /// A response that ends a request early (thrown with typed throws).
     struct Failure: Error {
         let response: APIResponse
-        /// The session store fenced the write off: the caller drops its copy of the session
-        /// (`dropStale`), and the next request reads the stored one.
+        /// The session store fenced the write off: the caller catches its copy of the session up
+        /// with the stored one (`catchUp`) and decides again.
         var staleSession = false
         init(_ response: APIResponse) { self.response = response }
     }

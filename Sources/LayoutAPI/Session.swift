@@ -18,6 +18,8 @@ final class Session: Sendable {
     let events = SessionEvents()
     /// The limits the document was validated under (a dormant document is re-read with them).
     let limits: DocumentLimits
+    /// What a shared store said of this session (`StoreHint`); its own lock, never the state's.
+    let heard: Locked<StoreHint>
 
     private enum Slot {
         case resident(StateBox)
@@ -40,16 +42,19 @@ final class Session: Sendable {
         init(_ state: SessionState) { self.state = state }
     }
 
-    init(id: String, state: SessionState, limits: DocumentLimits) {
+    /// `epoch`: the API's `noticeEpoch` now (the state was just stored or read from the store).
+    init(id: String, state: SessionState, limits: DocumentLimits, epoch: Int = 0) {
         self.id = id
         self.limits = limits
+        self.heard = Locked(StoreHint(generation: state.generation, epoch: epoch))
         self.slot = Locked(Held(slot: .resident(StateBox(state))))
     }
 
     /// A session woken from the session store: dormant until its first request solves it.
-    init(id: String, dormant: DormantSession, limits: DocumentLimits) {
+    init(id: String, dormant: DormantSession, limits: DocumentLimits, epoch: Int = 0) {
         self.id = id
         self.limits = limits
+        self.heard = Locked(StoreHint(generation: dormant.generation, epoch: epoch))
         self.slot = Locked(Held(slot: .dormant(dormant)))
     }
 

@@ -89,6 +89,11 @@ final class SessionStore: Sendable {
         table.withLock { $0.entries[id]?.session }
     }
 
+    /// Every session held now, without marking them used.
+    func all() -> [Session] {
+        table.withLock { $0.entries.values.map(\.session) }
+    }
+
     enum InsertResult {
         case inserted
         case exists(Session)

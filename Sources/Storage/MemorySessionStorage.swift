@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -5,6 +6,10 @@ import Glibc
 
 /// `SessionStorage` in this process's memory: `store: "memory"` (nothing survives a restart) and
 /// the reference the SQLite store is tested against. The same fencing and snapshot rules.
+///
+/// `shared: true` makes it stand in for a store several nodes share (several `LayoutAPI`s in one
+/// test process): it then sends a `StoreNotice` for every write, as PostgreSQL's does, on a queue of
+/// its own after the write (never on the writer's thread, which holds its session's lock).
 public final class MemorySessionStorage: SessionStorage {
     private struct Record {
         var session: StoredSession
@@ -20,12 +25,34 @@ public final class MemorySessionStorage: SessionStorage {
     private let state: Mutex<State>
     public let policy: SnapshotPolicy
     private let clock: @Sendable () -> Double
+    public let isShared: Bool
+    private let observers = Mutex<[@Sendable (StoreNotice) -> Void]>([])
+    /// Serial: notices reach observers in the order of the writes.
+    private let notices = DispatchQueue(label: "layoutd.memory-store.notices")
 
-    public init(policy: SnapshotPolicy = SnapshotPolicy(), clock: @escaping @Sendable () -> Double = wallClock) {
+    public init(policy: SnapshotPolicy = SnapshotPolicy(), clock: @escaping @Sendable () -> Double = wallClock,
+                shared: Bool = false) {
         self.policy = policy
         self.clock = clock
+        self.isShared = shared
         self.state = Mutex(State(lastGeneration: initialGeneration(now: clock())))
     }
+
+    public func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {
+        guard isShared else { return }
+        observers.withLock { $0.append(handler) }
+    }
+
+    /// Tells the observers (shared only). Called after the write, outside the store's lock.
+    private func tell(_ notice: StoreNotice) {
+        guard isShared else { return }
+        let handlers = observers.withLock { $0 }
+        notices.async { for handler in handlers { handler(notice) } }
+    }
+
+    /// Sends `.lost` to the observers, as a shared store does when its listening connection came
+    /// back (for tests).
+    public func announceLostNotices() { tell(.lost) }
 
     /// Runs `body` on the records unless the store is closed.
     private func withOpen<R>(_ body: (inout State) throws(StorageError) -> R) throws(StorageError) -> R {
@@ -41,7 +68,7 @@ public final class MemorySessionStorage: SessionStorage {
 
     public func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
         let now = clock()
-        return try withOpen { (s: inout State) throws(StorageError) -> UInt64 in
+        let generation = try withOpen { (s: inout State) throws(StorageError) -> UInt64 in
             try Fence.create(id, stored: Self.stored(s.records[id]))
             s.lastGeneration += 1
             s.records[id] = Record(session: StoredSession(id: id, generation: s.lastGeneration, revision: revision,
@@ -49,6 +76,8 @@ public final class MemorySessionStorage: SessionStorage {
                                                           delegates: delegates, lastUsed: now), patchBytes: 0)
             return s.lastGeneration
         }
+        tell(.changed(id: id, generation: generation, revision: revision))
+        return generation
     }
 
     public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
@@ -60,13 +89,14 @@ public final class MemorySessionStorage: SessionStorage {
                                                           snapshot: document, snapshotRevision: revision, patches: [],
                                                           delegates: delegates, lastUsed: now), patchBytes: 0)
         }
+        tell(.changed(id: id, generation: generation, revision: revision))
     }
 
     @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
                             delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
         let now = clock()
-        return try withOpen { (s: inout State) throws(StorageError) -> AppendResult in
+        let result = try withOpen { (s: inout State) throws(StorageError) -> AppendResult in
             try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
             // In place (the fence made sure it exists): a copy of the record would copy its patches.
             s.records[id]!.session.revision = revision
@@ -78,6 +108,8 @@ public final class MemorySessionStorage: SessionStorage {
             return AppendResult(snapshotDue: policy.isDue(patchCount: r.session.patches.count, patchBytes: r.patchBytes,
                                                           snapshotBytes: r.session.snapshot.count))
         }
+        tell(.changed(id: id, generation: generation, revision: revision, patch: patch))
+        return result
     }
 
     public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
@@ -95,6 +127,7 @@ public final class MemorySessionStorage: SessionStorage {
             try Fence.generation(id, generation, stored: Self.stored(s.records[id]))
             s.records[id] = nil
         }
+        tell(.deleted(id: id, generation: generation))
     }
 
     public func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {

@@ -7,8 +7,11 @@
 /// connection dropped and came back), the store sends `.lost`: the node must then treat every copy
 /// it holds as possibly stale.
 public enum StoreNotice: Equatable, Sendable {
-    /// Session `id` of `generation` was created, replaced or patched up to `revision`.
-    case changed(id: String, generation: UInt64, revision: Int)
+    /// Session `id` of `generation` was created, replaced or patched up to `revision`. `patch`:
+    /// the merge patch that made `revision` from `revision - 1`, when the write was a PATCH and the
+    /// store carries it (PostgreSQL: when it fits a notification). A node applies it to its copy
+    /// without reading the store.
+    case changed(id: String, generation: UInt64, revision: Int, patch: [UInt8]? = nil)
     /// Session `id` of `generation` was deleted.
     case deleted(id: String, generation: UInt64)
     /// Notices may have been missed since the last one.

@@ -117,18 +117,35 @@ struct StoredSessionTests {
         #expect(c.patch("/v1/sessions/a", #"{"views":{"root":{"frame":{"width":250}}}}"#).header("ETag").etagRevision == 9)
     }
 
-    @Test("a write fenced off by the store (another writer) answers 409 and the next request reads the stored session")
+    @Test("a write fenced off by the store (another writer) is decided again on the stored session: both changes kept, in order")
     func fencedWrite() throws {
         let storage = MemorySessionStorage()
         let c = Self.client(storage)
         c.put("s", Docs.stack)
         let stored = try #require(try storage.load(id: "s"))
         try storage.appendPatch(id: "s", generation: stored.generation, revision: 2,
-                                patch: Array(#"{"views":{"root":{"frame":{"width":333}}}}"#.utf8), delegates: nil)
-        T.expectProblem(c.patch("/v1/sessions/s", #"{"views":{"root":{"frame":{"width":444}}}}"#), 409, type: "stale-session")
+                                patch: Array(#"{"views":{"root":{"frame":{"width":333, "height":77}}}}"#.utf8), delegates: nil)
+        let r = c.patch("/v1/sessions/s", #"{"views":{"root":{"frame":{"width":444}}}}"#)
+        #expect(r.status == 200 && r.header("ETag").etagRevision == 3, "\(r.text)")
         let now = c.send("GET", "/v1/sessions/s")
-        #expect(now.header("ETag").etagRevision == 2)
-        #expect(T.json(now)["document"]?["views"]?["root"]?["frame"]?["width"]?.numberValue == 333)
+        #expect(now.header("ETag").etagRevision == 3)
+        #expect(T.json(now)["document"]?["views"]?["root"]?["frame"]?["width"]?.numberValue == 444)
+        #expect(T.json(now)["document"]?["views"]?["root"]?["frame"]?["height"]?.numberValue == 77)
+        #expect(try storage.load(id: "s")?.patches.map(\.revision) == [2, 3])
+    }
+
+    @Test("a write fenced off with If-Match of the revision the copy had: 412 after catching up, nothing written")
+    func fencedWriteWithIfMatch() throws {
+        let storage = MemorySessionStorage()
+        let c = Self.client(storage)
+        let tag = try #require(c.put("s", Docs.stack).header("ETag"))
+        let stored = try #require(try storage.load(id: "s"))
+        try storage.appendPatch(id: "s", generation: stored.generation, revision: 2,
+                                patch: Array(#"{"views":{"root":{"frame":{"width":333}}}}"#.utf8), delegates: nil)
+        T.expectProblem(c.patch("/v1/sessions/s", #"{"views":{"root":{"frame":{"width":444}}}}"#,
+                                headers: [("If-Match", tag)]), 412)
+        #expect(try storage.load(id: "s")?.revision == 2)
+        #expect(T.json(c.send("GET", "/v1/sessions/s"))["document"]?["views"]?["root"]?["frame"]?["width"]?.numberValue == 333)
     }
 
     @Test("maxSessions counts the stored sessions; idle expiry deletes from the store")
