@@ -211,6 +211,23 @@ final class ClusterLedger: @unchecked Sendable {
         return try candidates.contains { try DocumentParser.replay(base, patches: $0.map { Array($0.utf8) }) == document }
     }
 
+    /// For failure messages: how many PATCHes were acknowledged, up to which revision, and where the
+    /// others failed (their index among the PATCHes sent, their status, the last revision before).
+    static func summary(_ entries: [Entry]) -> String {
+        var last = 1
+        var failures: [String] = [], backwards: [String] = []
+        for (index, entry) in entries.enumerated() {
+            if let r = entry.revision {
+                if r <= last { backwards.append("#\(index) at \(r) after \(last)") }
+                last = r
+            } else {
+                failures.append("#\(index) \(entry.status) after \(last)")
+            }
+        }
+        return "\(entries.count - failures.count) acknowledged up to revision \(last); failed: \(failures); "
+            + "acknowledged at a revision not above the one before: \(backwards)"
+    }
+
     /// The ordered subsets of `items` with `size` elements.
     private static func subsets(of items: [String], size: Int) -> [[String]] {
         if size == 0 { return [[]] }
