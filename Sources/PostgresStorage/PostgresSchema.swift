@@ -76,6 +76,15 @@ enum PostgresSchema {
 /// The statements, prepared on each connection on first use.
 enum SQL {
     private static let notifyChanged = "pg_notify('layoutd_sessions', 'c ' || generation || ' ' || revision || ' ' || id)"
+    /// A PATCH's notice carries the patch (hex: a payload is text without NUL, and must stay under
+    /// PostgreSQL's 8000 bytes), so that nodes following the session apply it without a read;
+    /// a larger patch sends the plain notice.
+    private static let notifyAppended = """
+        pg_notify('layoutd_sessions', CASE WHEN length($4) <= \(maxNoticePatchBytes)
+            THEN 'p ' || generation || ' ' || revision || ' ' || encode($4, 'hex') || ' ' || id
+            ELSE 'c ' || generation || ' ' || revision || ' ' || id END)
+        """
+    static let maxNoticePatchBytes = 3_800
 
     /// $1 id, $2 revision, $3 document, $4 delegates, $5 now → the new generation; no row: the id exists.
     static let create = PostgresStatement(name: "create", sql: """
@@ -112,7 +121,7 @@ enum SQL {
         p AS (
             INSERT INTO layoutd_patches (id, generation, revision, bytes) SELECT id, generation, revision, $4 FROM s
             ON CONFLICT (id, revision) DO UPDATE SET generation = excluded.generation, bytes = excluded.bytes)
-        SELECT patch_count, patch_bytes, snapshot_bytes, \(notifyChanged) FROM s
+        SELECT patch_count, patch_bytes, snapshot_bytes, \(notifyAppended) FROM s
         """, types: [.text, .int8, .int4, .bytea, .text, .float8])
 
     /// $1 id, $2 generation, $3 revision (the stored one), $4 document; no row: fenced off. No

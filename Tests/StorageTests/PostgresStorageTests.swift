@@ -61,7 +61,9 @@ struct PostgresStorageTests {
         try a.appendPatch(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1), delegates: nil)
         try a.replace(id: "n", generation: g, revision: 3, document: document(views: 3), delegates: [:])
         try a.delete(id: "n", generation: g)
-        let expected: [StoreNotice] = [.changed(id: "n", generation: g, revision: 1), .changed(id: "n", generation: g, revision: 2),
+        // A patch's notice carries the patch (nodes following the session apply it without a read).
+        let expected: [StoreNotice] = [.changed(id: "n", generation: g, revision: 1),
+                                       .changed(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1)),
                                        .changed(id: "n", generation: g, revision: 3), .deleted(id: "n", generation: g)]
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 4 })
         #expect(seen.withLock { $0 } == expected)
@@ -70,6 +72,11 @@ struct PostgresStorageTests {
         let g2 = try a.create(id: "n", revision: 1, document: [1], delegates: [:])
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 5 })
         #expect(seen.withLock { $0 }.dropFirst(4) == [.changed(id: "n", generation: g2, revision: 1)])
+        // A patch too large for a notification's payload: the notice without it.
+        let large = Array("{\"views\":{\"v0\":{\"frame\":{\"width\":1}}},\"x\":\"\(String(repeating: "y", count: 5_000))\"}".utf8)
+        try a.appendPatch(id: "n", generation: g2, revision: 2, patch: large, delegates: nil)
+        #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 6 })
+        #expect(seen.withLock { $0 }.last == .changed(id: "n", generation: g2, revision: 2))
     }
 
     @Test("the listening connection killed: the listener connects again, sends .lost, and notices flow again")
