@@ -1,8 +1,11 @@
-# layoutd container image.
+# layoutd container image (README "Container").
 #   docker build -t layoutd .
-#   docker run --rm -p 8080:8080 layoutd          # then: curl http://127.0.0.1:8080/healthz
-# Settings: flags after the image name replace the default command (e.g. `serve --host 0.0.0.0
-# --threads 4`), or mount another file over /etc/layoutd/layoutd.json.
+#   docker run --rm -p 8080:8080 -v layoutd-data:/var/lib/layoutd/data layoutd
+#   curl http://127.0.0.1:8080/readyz
+# Settings: environment variables (-e LAYOUTD_THREADS=4, -e LAYOUTD_STORE=memory; docs/operations.md),
+# flags after the image name (`serve --threads 4`), or another file mounted over
+# /etc/layoutd/layoutd.json. Whatever they say, `serve` listens on 0.0.0.0 inside the container
+# (docker/entrypoint.sh appends `--host 0.0.0.0` last; the last --host wins).
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -25,10 +28,19 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-2.1-7 libevent-pthreads-2.1-7 libsqlite3-0 libmimalloc2.0 libstdc++6 tzdata \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/layoutd /usr/local/bin/layoutd
+COPY docker/entrypoint.sh /usr/local/bin/layoutd-entrypoint
 COPY config/layoutd.json /etc/layoutd/layoutd.json
-ENV LAYOUTD_CONFIG=/etc/layoutd/layoutd.json
+# The store of config/layoutd.json is sqlite:data/layoutd.db, relative to the working directory:
+# /var/lib/layoutd/data, a volume, so sessions outlive the container.
+RUN mkdir -p /var/lib/layoutd/data && chown -R 65534:65534 /var/lib/layoutd
+WORKDIR /var/lib/layoutd
+VOLUME ["/var/lib/layoutd/data"]
+ENV LAYOUTD_CONFIG=/etc/layoutd/layoutd.json \
+    LAYOUTD_HOST=0.0.0.0
 USER 65534:65534
 EXPOSE 8080
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/usr/local/bin/layoutd"]
-CMD ["serve", "--host", "0.0.0.0"]
+# No curl in the slim image: `layoutd probe` GETs /readyz on the port the settings name.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["/usr/local/bin/layoutd", "probe"]
+ENTRYPOINT ["/usr/local/bin/layoutd-entrypoint"]
+CMD ["serve"]

@@ -6,16 +6,26 @@ import PackageDescription
 //
 // Dependencies point one way:
 //   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage  (routes, sessions, errors; no sockets, no SQLite)
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry  (routes, sessions, errors; no sockets, no SQLite)
+//   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, ArgumentParser, Logging
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, Telemetry, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
 //   PostgresStorage → Storage, CLibPQ, Primitives  (the shared store of several nodes; nothing else imports libpq)
 // Packages: swift-argument-parser (the two command lines) and swift-log (the daemon's logger API,
 // so an embedding program can route layoutd's logs); nothing else.
+// Metrics (issue 23) are written by hand (Telemetry) rather than with swift-prometheus 2.4.1 (and
+// swift-metrics): it would add three packages (it, swift-metrics, swift-atomics) to compile on every
+// clean CI build, and its threading model does not fit the request path: a counter is one atomic
+// shared by every thread (its cache line moves between the workers on each request), a histogram
+// takes a lock per recorded value, and a counter for a label combination is found through the
+// registry under its lock (or kept by the caller, one handle per route x method x status). Here a
+// (route, method, status) counter is an array index and an addition is one relaxed atomic add on
+// the calling thread's own shard: no lock, no shared line, no text until a scrape.
+// Its cost is in docs/benchmarks.md ("Metrics"); the reasoning in docs/operations.md ("Metrics").
 let package = Package(
     name: "layoutd",
     products: [
@@ -30,10 +40,12 @@ let package = Package(
         .target(name: "Cassowary"),
         // A lock, a clock, ASCII comparison and percent-decoding: what LayoutAPI and EventHTTP both need.
         .target(name: "Primitives"),
+        // Counters the request path adds to without locks, and the Prometheus text made at scrape time.
+        .target(name: "Telemetry"),
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: a reply written at once (SendNow.c), the CPUs of the affinity mask.
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
@@ -63,7 +75,7 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
-            "Storage", "SQLiteStorage", "PostgresStorage",
+            "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -77,7 +89,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

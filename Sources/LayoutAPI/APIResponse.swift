@@ -12,6 +12,8 @@ public struct APIResponse: Sendable {
     /// Set on `GET /v1/sessions/{id}/events`: send the status and headers, then keep the connection
     /// open as a Server-Sent Events stream and hand it to `stream.open` (see `APIEventStream`).
     public var stream: APIEventStream?
+    /// The route that answered, for metrics (set by `LayoutAPI.handle`; `unknown` for a 404 path).
+    public internal(set) var route: RouteName = .unknown
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -211,7 +211,8 @@ private final class Subscriber: Sendable {
             if case .finish = item { box.finished = true }
             return true
         }
-        if accepted { sink.execute { [self] in drain() } }
+        let queued = accepted && sink.execute { [self] in drain() }
+        if !queued, case .event = item { APIMetrics.counters.add(APIMetrics.eventsDropped) }
     }
 
     /// On the sink's thread: writes everything queued, in order.
@@ -224,6 +225,7 @@ private final class Subscriber: Sendable {
             switch item {
             case .event(let event):
                 sink.send(event)
+                APIMetrics.counters.add(APIMetrics.eventsSent)
             case .finish:
                 sink.finish()
             }

@@ -10,6 +10,7 @@ extension LayoutAPI {
             let document = try validate(try parseJSON(request.body))
             let t1 = MonotonicTime.now
             let system = LayoutSystem(document: document)
+            APIMetrics.counters.add(APIMetrics.coldSolves)
             let diagnostics = system.diagnostics
             if options.strict && !diagnostics.broken.isEmpty { return Problems.strictConflict(diagnostics.broken) }
             let frames = system.frames(options.coordinates)

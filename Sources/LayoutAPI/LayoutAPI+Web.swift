@@ -32,6 +32,7 @@ extension LayoutAPI {
         do throws(Failure) {
             let document = try validate(try parseJSON(request.body))
             let system = LayoutSystem(document: document)
+            APIMetrics.counters.add(APIMetrics.coldSolves)
             let diagnostics = system.diagnostics
             if options.strict && !diagnostics.broken.isEmpty { return Problems.strictConflict(diagnostics.broken) }
             let svg = SVGRenderer.render(document: document, frames: system.frames(.absolute),

@@ -32,6 +32,8 @@ public final class LayoutAPI: Sendable {
     /// Where sessions with subscribers catch up with writes of other nodes (`heard(_:)`), one at
     /// a time and off the store's listening thread.
     let catchUpQueue = DispatchQueue(label: "layoutd.catch-up")
+    /// Operator state (`LayoutAPI+Operations.swift`): metrics added by the host, the last store check.
+    let operations = OperationsState()
 
     /// Protocol version (the `/v1` of the paths).
     public static let version = "1"
@@ -40,6 +42,8 @@ public final class LayoutAPI: Sendable {
     ///   Its sessions are not read here: each wakes on its first request.
     public init(configuration: APIConfiguration = APIConfiguration(), storage: (any SessionStorage)? = nil) {
         self.configuration = configuration
+        // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`).
+        let storage: (any SessionStorage)? = storage.map { MeasuredSessionStorage($0) }
         let durability = storage.map { SessionDurability(storage: $0) }
         // A count that fails here fails again at the first write, which answers 503.
         let storedCount = Locked((try? storage?.count()) ?? 0)
@@ -77,6 +81,14 @@ public final class LayoutAPI: Sendable {
         let route = Route.match(request.path)
         var response = respond(to: request, route: route)
         cors.decorate(&response, for: request, preflight: request.method == "OPTIONS" ? route : nil)
+        // Operator seam (issue 23): the route's metrics name and the request id, on every answer.
+        response.route = route?.name ?? .unknown
+        let requestID = RequestID.resolve(request)
+        // Status first: a string comparison on every answer showed in instruction counts.
+        if response.status >= 400, response.headers.first?.value == MediaType.problem {
+            RequestID.addToProblem(&response.body, id: requestID)
+        }
+        response.headers.append((RequestID.header, requestID))
         return response
     }
 
@@ -135,6 +147,10 @@ public final class LayoutAPI: Sendable {
             return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
         case .playgroundScript:
             return Self.asset(Self.playgroundScriptBytes, contentType: "text/javascript; charset=utf-8")
+        case .metrics:
+            return metrics()
+        case .readyz:
+            return readyz()
         }
     }
 

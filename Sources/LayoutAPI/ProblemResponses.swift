@@ -180,3 +180,10 @@ enum Problems {
         response(503, type: "busy", title: "Service busy", detail: detail, headers: [("Retry-After", "1")])
     }
 }
+
+extension Problems {
+    /// `GET /readyz` while the daemon cannot take traffic (its store does not answer).
+    static func notReady(_ detail: String) -> APIResponse {
+        response(503, type: "not-ready", title: "Not ready", detail: detail, headers: [("Retry-After", "1")])
+    }
+}

@@ -16,6 +16,10 @@ enum Route: Equatable, Sendable {
     case playground
     case clientScript
     case playgroundScript
+    // --- operator routes (issue 23: metrics, readiness) ---
+    case metrics
+    case readyz
+    // --- end of operator routes ---
 
     /// `sessionsPrefix`, for matching bytes.
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
@@ -34,6 +38,10 @@ enum Route: Equatable, Sendable {
             case "": return .playground
             case "client.js": return .clientScript
             case "playground.js": return .playgroundScript
+            // --- operator routes ---
+            case "metrics": return .metrics
+            case "readyz": return .readyz
+            // --- end of operator routes ---
             default: return nil
             }
         case 2 where segments[0] == "v1":
@@ -90,6 +98,7 @@ enum Route: Equatable, Sendable {
         case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript:
             return ["GET", "HEAD", "OPTIONS"]
         case .solve, .sessions, .render: return ["POST", "OPTIONS"]
+        case .metrics, .readyz: return ["GET", "HEAD", "OPTIONS"]  // operator routes
         case .session: return ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]
         }
     }

@@ -225,6 +225,7 @@ extension SessionState {
     static func solve(_ document: Document, delegateMemory: [String: Bool] = [:])
         -> (system: LayoutSystem, diagnostics: Diagnostics) {
         var system = LayoutSystem(document: document, delegateMemory: delegateMemory)
+        APIMetrics.counters.add(APIMetrics.coldSolves)
         system.compact()
         return (system, system.refreshDiagnostics())
     }

@@ -64,6 +64,7 @@ extension SessionState {
         case .solved:
             solvedDiagnostics = diagnostics
         }
+        if isEdit { APIMetrics.record(stats) }
 
         // 2. The durability seam (see above): nothing but `system` has changed yet.
         var snapshotDue = false

@@ -1,16 +1,18 @@
 import EventHTTP
 import JSON
+import LayoutAPI
 import Logging
 import Primitives
 
 /// One log line per request, appended to the log sink's buffer (written out by its own thread):
 ///
-///     text: 2026-11-26T15:36:49.123Z info access : GET /healthz 200 0.041ms
+///     text: 2026-11-26T15:36:49.123Z info access : GET /healthz 200 0.041ms id=5f0c6e1a9b2d4c70
 ///     json: {"time":"…","level":"info","logger":"access","method":"GET","path":"/healthz",
-///            "status":200,"duration_ms":0.041,"bytes":27,"session":null}
+///            "status":200,"duration_ms":0.041,"bytes":27,"session":null,"request_id":"5f0c6e1a9b2d4c70"}
 ///
 /// The duration is the time spent producing the answer (an offloaded answer's wait for a thread
-/// included); `bytes` is the body's length (0 for a stream, whose line says `(stream)` in text and
+/// included); the request id is the answer's `X-Request-Id` (the client's, or the one the API made;
+/// the same id is in every problem body); `bytes` is the body's length (0 for a stream, whose line says `(stream)` in text and
 /// `"stream":true` in JSON); `session` is the id in a `/v1/sessions/{id}` path.
 enum AccessLog {
     static let label = "access"
@@ -38,6 +40,7 @@ enum AccessLog {
         var isStream = false
         if case .streamed = response { isStream = true }
         let bytes = response.body.count
+        let requestID = response.head.flatMap(requestID(of:))
         sink.line(level: .info, label: label) { out in
             switch sink.format {
             case .text:
@@ -50,6 +53,11 @@ enum AccessLog {
                 out.append(0x20)
                 appendMilliseconds(nanoseconds: elapsed, to: &out)
                 out.append(contentsOf: "ms".utf8)
+                if let requestID {
+                    // Visible ASCII only (`RequestID.isValid`): nothing to escape.
+                    out.append(contentsOf: " id=".utf8)
+                    out.append(contentsOf: requestID.utf8)
+                }
             case .json:
                 out.append(contentsOf: #","method":"#.utf8)
                 appendJSONString(request.method, to: &out)
@@ -68,9 +76,19 @@ enum AccessLog {
                 } else {
                     out.append(contentsOf: "null".utf8)
                 }
+                out.append(contentsOf: #","request_id":"#.utf8)
+                if let requestID { appendJSONString(requestID, to: &out) } else { out.append(contentsOf: "null".utf8) }
             }
         }
         return response
+    }
+
+    /// The answer's `X-Request-Id`: the API adds it last, so the search starts from the end.
+    static func requestID(of head: HTTPHead) -> String? {
+        for header in head.headers.reversed() where asciiCaseInsensitiveEquals(header.name, RequestID.header) {
+            return header.value
+        }
+        return nil
     }
 
     /// The `{id}` of `/v1/sessions/{id}` and the routes below it.

@@ -13,9 +13,11 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the layout HTTP daemon until SIGINT or SIGTERM.",
         discussion: """
-            SETTINGS come from three places, each overriding the one before: built-in defaults; \
+            SETTINGS come from four places, each overriding the one before: built-in defaults; \
             a JSON configuration file (--config FILE, or the file named by $LAYOUTD_CONFIG when \
-            --config is not given); the flags below. The file is one JSON object whose keys are \
+            --config is not given); environment variables (LAYOUTD_ and the setting in upper snake \
+            case: LAYOUTD_PORT, LAYOUTD_HOST, LAYOUTD_STORE, LAYOUTD_SYNC, LAYOUTD_MAX_BODY_BYTES, \
+            ...; LAYOUTD_CORS_ORIGINS separated by commas; empty means unset); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
@@ -32,7 +34,9 @@ struct Serve: ParsableCommand {
 
             HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
             application/problem+json (RFC 9457).
-              GET    /healthz                      200 {"status":"ok","sessions":N}
+              GET    /healthz                      200 {"status":"ok","sessions":N} (alive)
+              GET    /readyz                       200 {"status":"ready"}, or 503 when the store does not answer
+              GET    /metrics                      Prometheus text: requests, latency, sessions, solver, store
               POST   /v1/solve                     solve once: 200 {frames, diagnostics}
               POST   /v1/sessions                  new session, the server picks the id: 201
               PUT    /v1/sessions/{id}             create (201) or replace (200) session {id}
@@ -84,8 +88,14 @@ struct Serve: ParsableCommand {
             does not stop the start: requests that need it answer 503 until it is back. --sync \
             always sets synchronous_commit on, everysec and never set it off.
 
-            LOGS go to stderr: one line per request (method, path, status, duration) at level \
-            info, plus start-up and shutdown messages.
+            LOGS go to stderr: one line per request (method, path, status, duration, request id) \
+            at level info, plus start-up and shutdown messages. Every answer carries X-Request-Id \
+            (the client's when it is 1-200 visible ASCII characters, else a new one), and every \
+            problem body names it as requestId.
+
+            OPERATIONS (docs/operations.md): GET /readyz is 200 while the session store answers \
+            (asked at most once a second), else 503; GET /metrics is Prometheus text; `layoutd \
+            probe` asks /readyz and exits 0 or 1 (the container image's HEALTHCHECK).
 
             SHUTDOWN: on SIGINT or SIGTERM layoutd stops accepting connections, lets requests in \
             flight finish (at most --shutdown-grace-seconds), then exits with status 0. A second \
@@ -222,6 +232,10 @@ struct Serve: ParsableCommand {
         }
         defer { storage?.close() }
         let router = Router(configuration: settings, storage: storage)
+        router.api.addMetricsSource { [metrics = router.metrics] out in
+            metrics.write(to: &out)
+            ProcessMetrics.write(to: &out)
+        }
         let sweeper = settings.sweepIntervalSeconds.map { interval in
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
         }
@@ -276,9 +290,10 @@ struct Serve: ParsableCommand {
         return "\(v / 100).\(v / 10 % 10).\(v % 10)"
     }
 
-    func resolvedSettings() throws -> DaemonConfiguration {
-        let file = config ?? ProcessInfo.processInfo.environment["LAYOUTD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+    func resolvedSettings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonConfiguration {
+        let file = config ?? environment["LAYOUTD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var settings = try DaemonConfiguration.load(path: file)
+        try settings.applyEnvironment(environment)
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let threads { settings.threads = threads }

@@ -107,6 +107,9 @@ struct Solve: ParsableCommand {
         return .success(Array(handle.readDataToEndOfFile()))
     }
 
+    /// The `X-Request-Id` of the request `solve` makes (and so the `requestId` of a problem it prints).
+    static let requestID = "layoutd-solve"
+
     /// What `POST /v1/solve` answers for `document`, computed by the API itself.
     static func answer(document: [UInt8], coordinates: CoordinateSpace, strict: Bool,
                        configuration: APIConfiguration) -> APIResponse {
@@ -114,8 +117,10 @@ struct Solve: ParsableCommand {
         if coordinates == .absolute { query.append("coordinates=absolute") }
         if strict { query.append("strict=true") }
         let api = LayoutAPI(configuration: configuration)
+        // A fixed request id: the same input prints the same problem body (`requestId` included).
         return api.handle(APIRequest(method: "POST", path: "/v1/solve", query: query.joined(separator: "&"),
-                                     headers: [("Content-Type", "application/json")], body: document))
+                                     headers: [("Content-Type", "application/json"), (RequestID.header, requestID)],
+                                     body: document))
     }
 
     /// A few lines for stderr about a problem answer: title, status, detail, then each pointer.

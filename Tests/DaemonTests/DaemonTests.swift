@@ -219,8 +219,8 @@ struct DaemonTests {
             usleep(20_000)
         }
         #expect(lines.count == 2, "stderr:\n\(daemon.stderr)")
-        #expect(lines.first?.range(of: #"GET /healthz 200 \d+\.\d{3}ms$"#, options: .regularExpression) != nil)
-        #expect(lines.last?.range(of: #"DELETE /v1/sessions/a b 404 \d+\.\d{3}ms$"#, options: .regularExpression) != nil)
+        #expect(lines.first?.range(of: #"GET /healthz 200 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)
+        #expect(lines.last?.range(of: #"DELETE /v1/sessions/a b 404 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)
     }
 
     @Test("concurrent clients on several connections are all answered")

@@ -18,7 +18,8 @@ struct DurableSessionTests {
     static func reading(_ c: RawHTTPConnection, _ id: String) throws -> [String] {
         var out: [String] = []
         for target in ["/v1/sessions/\(id)", "/v1/sessions/\(id)/frames", "/v1/sessions/\(id)?coordinates=absolute"] {
-            let r = try c.get(target)
+            // One request id throughout: a deleted session's 404 body names it.
+            let r = try c.get(target, headers: [("X-Request-Id", "reading")])
             out.append("\(r.status) \(r.header("ETag") ?? "-") \(r.text)")
         }
         return out

@@ -66,7 +66,7 @@ struct LoggingTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeout: 10) == 0)
         // The pipe may still hold the last bytes: wait for them (the process has exited).
-        let found = lines(of: daemon, count: 200) { $0.hasSuffix("ms") && $0.contains("GET /healthz 200") }
+        let found = lines(of: daemon, count: 200) { $0.contains("ms id=") && $0.contains("GET /healthz 200") }
         #expect(found.count == 200, "stderr:\n\(daemon.stderr.suffix(2000))")
     }
 

@@ -216,7 +216,10 @@ struct NumberPatchBodyTests {
         let slow = Self.escaped(patch, id: id)
         #expect(NumberPatch.body(Array(patch.utf8)) != nil)
         #expect(NumberPatch.body(Array(slow.utf8)) == nil)
-        let a = c.patch("/v1/sessions/lane", patch, query: query), b = c.patch("/v1/sessions/parsed", slow, query: query)
+        // One request id for both: a problem body names it.
+        let id = [(name: "X-Request-Id", value: "same")]
+        let a = c.patch("/v1/sessions/lane", patch, query: query, headers: id)
+        let b = c.patch("/v1/sessions/parsed", slow, query: query, headers: id)
         #expect(a.status == b.status, "\(patch)", sourceLocation: sourceLocation)
         #expect(a.text == b.text, "\(patch)", sourceLocation: sourceLocation)
         // Two sessions: the same revision, each with its own generation.

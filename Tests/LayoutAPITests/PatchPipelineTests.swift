@@ -87,8 +87,9 @@ struct PatchPipelineTests {
         let c = Client()
         #expect(c.put("pipeline", document).status == 201, sourceLocation: sourceLocation)
         #expect(c.put("general", document).status == 201, sourceLocation: sourceLocation)
-        let a = c.patch("/v1/sessions/pipeline", patch, query: query)
-        let b = c.patch("/v1/sessions/general", general, query: query)
+        // One request id for both: a problem body names it.
+        let a = c.patch("/v1/sessions/pipeline", patch, query: query, headers: [("X-Request-Id", "same")])
+        let b = c.patch("/v1/sessions/general", general, query: query, headers: [("X-Request-Id", "same")])
         let label = "\(patch) ?\(query)"
         #expect(a.status == b.status, "\(label): \(a.text.prefix(300))", sourceLocation: sourceLocation)
         // Two sessions: the same revision, each with its own generation.

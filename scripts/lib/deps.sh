@@ -69,6 +69,25 @@ ensure_postgres() {
     postgres_bindir_present || { deps_say "PostgreSQL's initdb still not found"; return 1; }
 }
 
+# Debian's prometheus (prometheus and promtool): the metrics test checks /metrics with `promtool
+# check metrics` and has a real Prometheus scrape the daemon. Installed only when missing; its
+# service is not needed (the test starts its own, on a private port and data directory).
+ensure_prometheus() {
+    command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        deps_say "prometheus and promtool are missing and there is no apt-get: install them by hand"
+        return 1
+    fi
+    deps_say "installing prometheus (with promtool) with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! deps_as_root apt-get install -y -q --no-install-recommends prometheus >&2; then
+        deps_as_root apt-get update -q >&2
+        deps_as_root apt-get install -y -q --no-install-recommends prometheus >&2
+    fi
+    command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 \
+        || { deps_say "prometheus or promtool still not found"; return 1; }
+}
+
 ensure_swift() {
     if ! command -v swift >/dev/null 2>&1; then
         deps_say "swift is not on PATH: install a Swift 6 toolchain (https://www.swift.org/install/)"
