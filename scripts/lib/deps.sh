@@ -99,3 +99,23 @@ ensure_deps() {
     ensure_swift
     ensure_libevent
 }
+
+# nginx, for scripts/cluster (and so scripts/test): Debian's `nginx` (Debian 12's nginx-light is only
+# a transitional package that pulls it in with an extra module). Installing it starts no service the cluster uses: scripts/cluster
+# runs its own nginx in a private directory with its own configuration.
+nginx_present() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
+
+ensure_nginx() {
+    nginx_present && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        deps_say "nginx is missing and there is no apt-get: install nginx by hand"
+        return 1
+    fi
+    deps_say "installing nginx with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! deps_as_root apt-get install -y -q nginx >&2; then
+        deps_as_root apt-get update -q >&2
+        deps_as_root apt-get install -y -q nginx >&2
+    fi
+    nginx_present || { deps_say "nginx still not found"; return 1; }
+}
