@@ -122,6 +122,12 @@ public final class LayoutAPI: Sendable {
             return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
         case .playgroundScript:
             return Self.asset(Self.playgroundScriptBytes, contentType: "text/javascript; charset=utf-8")
+        case .openAPIJSON:
+            return Self.asset(Self.openAPIJSONBytes, contentType: MediaType.json)
+        case .openAPIYAML:
+            return Self.asset(Self.openAPIYAMLBytes, contentType: "application/yaml")
+        case .layoutDocumentSchema:
+            return Self.asset(Self.layoutDocumentSchemaBytes, contentType: "application/schema+json")
         }
     }
 

@@ -16,6 +16,10 @@ enum Route: Equatable, Sendable {
     case playground
     case clientScript
     case playgroundScript
+    /// The API's description (docs/openapi.yaml, self-contained) and the layout document's schema.
+    case openAPIJSON
+    case openAPIYAML
+    case layoutDocumentSchema
 
     /// `sessionsPrefix`, for matching bytes.
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
@@ -34,8 +38,12 @@ enum Route: Equatable, Sendable {
             case "": return .playground
             case "client.js": return .clientScript
             case "playground.js": return .playgroundScript
+            case "openapi.json": return .openAPIJSON
+            case "openapi.yaml": return .openAPIYAML
             default: return nil
             }
+        case 2 where segments[0] == "schemas":
+            return segments[1] == "layout-document.json" ? .layoutDocumentSchema : nil
         case 2 where segments[0] == "v1":
             switch segments[1] {
             case "solve": return .solve
@@ -87,7 +95,8 @@ enum Route: Equatable, Sendable {
     /// Methods answered, for `Allow` and CORS preflights (HEAD wherever GET is, OPTIONS everywhere).
     var allowedMethods: [String] {
         switch self {
-        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript:
+        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript,
+             .openAPIJSON, .openAPIYAML, .layoutDocumentSchema:
             return ["GET", "HEAD", "OPTIONS"]
         case .solve, .sessions, .render: return ["POST", "OPTIONS"]
         case .session: return ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]
