@@ -345,6 +345,20 @@ enum APIDescription {
          }
         }
        }
+      },
+      "links": {
+       "patchSession": {
+        "operationId": "patchSession",
+        "parameters": {
+         "id": "$request.path.id"
+        }
+       },
+       "deleteSession": {
+        "operationId": "deleteSession",
+        "parameters": {
+         "id": "$request.path.id"
+        }
+       }
       }
      },
      "304": {
@@ -610,6 +624,12 @@ enum APIDescription {
         "parameters": {
          "id": "$request.path.id"
         }
+       },
+       "deleteSession": {
+        "operationId": "deleteSession",
+        "parameters": {
+         "id": "$request.path.id"
+        }
        }
       }
      },
@@ -687,6 +707,22 @@ enum APIDescription {
     "summary": "Allowed methods; a CORS preflight",
     "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
     "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
      {
       "$ref": "#/components/parameters/Origin"
      },
@@ -826,6 +862,22 @@ enum APIDescription {
     "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
     "parameters": [
      {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
+     {
       "$ref": "#/components/parameters/Origin"
      },
      {
@@ -903,7 +955,39 @@ enum APIDescription {
       "content": {
        "text/event-stream": {
         "schema": {
-         "type": "string"
+         "description": "One event of the stream (the stream is a sequence of them).",
+         "type": "object",
+         "required": [
+          "event",
+          "data"
+         ],
+         "properties": {
+          "event": {
+           "enum": [
+            "revision",
+            "deleted"
+           ]
+          },
+          "id": {
+           "type": "string",
+           "pattern": "^[0-9]+$",
+           "description": "The revision (on `revision` events)."
+          },
+          "data": {
+           "type": "string",
+           "contentMediaType": "application/json",
+           "contentSchema": {
+            "anyOf": [
+             {
+              "$ref": "#/components/schemas/RevisionEvent"
+             },
+             {
+              "$ref": "#/components/schemas/DeletedEvent"
+             }
+            ]
+           }
+          }
+         }
         },
         "example": "event: revision\nid: 1\ndata: {\"revision\":1,\"all\":true,\"frames\":{\"root\":{\"x\":0,\"y\":0,\"width\":375,\"height\":667}},\"removed\":[],\"diagnostics\":{\"broken\":[],\"ambiguous\":[],\"inactive\":[]}}\n"
        }
@@ -967,6 +1051,22 @@ enum APIDescription {
     "summary": "Allowed methods; a CORS preflight",
     "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
     "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
      {
       "$ref": "#/components/parameters/Origin"
      },
@@ -1084,6 +1184,22 @@ enum APIDescription {
     "summary": "Allowed methods; a CORS preflight",
     "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
     "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
      {
       "$ref": "#/components/parameters/Origin"
      },
@@ -1859,7 +1975,11 @@ enum APIDescription {
       "content": {
        "application/yaml": {
         "schema": {
-         "type": "string"
+         "type": "object",
+         "required": [
+          "openapi",
+          "paths"
+         ]
         }
        }
       }
@@ -2114,8 +2234,7 @@ enum APIDescription {
     "in": "header",
     "description": "Your id for this request, echoed in the answer's `X-Request-Id`, the access log and problem bodies. Kept when it is 1 to 200 visible ASCII characters (0x21-0x7E); otherwise replaced by a generated one.",
     "schema": {
-     "type": "string",
-     "pattern": "^[!-~]{1,200}$"
+     "type": "string"
     }
    },
    "Origin": {
@@ -3811,6 +3930,59 @@ enum APIDescription {
      }
     }
    },
+   "RevisionEvent": {
+    "type": "object",
+    "description": "The data of `event: revision`: every frame on the first event (`all: true`), then the frames that changed and the views that went away.",
+    "required": [
+     "revision",
+     "all",
+     "frames",
+     "removed",
+     "diagnostics"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "revision": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "all": {
+      "type": "boolean"
+     },
+     "frames": {
+      "$ref": "#/components/schemas/Frames"
+     },
+     "removed": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "diagnostics": {
+      "$ref": "#/components/schemas/Diagnostics"
+     }
+    }
+   },
+   "DeletedEvent": {
+    "type": "object",
+    "description": "The data of `event: deleted`, the stream's last event.",
+    "required": [
+     "id",
+     "reason"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "reason": {
+      "enum": [
+       "deleted",
+       "expired"
+      ]
+     }
+    }
+   },
    "MergePatch": {
     "description": "A JSON merge patch (RFC 7396) against the canonical document. Any JSON value is a merge patch; one that is not an object replaces the whole document (which then fails validation, 422).",
     "example": {
@@ -4202,6 +4374,15 @@ paths:
                   broken: []
                   ambiguous: []
                   inactive: []
+          links:
+            patchSession:
+              operationId: patchSession
+              parameters:
+                id: $request.path.id
+            deleteSession:
+              operationId: deleteSession
+              parameters:
+                id: $request.path.id
         '304':
           $ref: '#/components/responses/NotModified'
         '400':
@@ -4377,6 +4558,10 @@ paths:
               operationId: getSession
               parameters:
                 id: $request.path.id
+            deleteSession:
+              operationId: deleteSession
+              parameters:
+                id: $request.path.id
         '400':
           $ref: '#/components/responses/BadRequest'
         '404':
@@ -4425,6 +4610,17 @@ paths:
       description: Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with
         `Access-Control-Request-Method`.
       parameters:
+      - name: id
+        in: path
+        required: true
+        description: Any session id, existing or not (`.` and `..` would be dot segments of the path).
+        schema:
+          type: string
+          minLength: 1
+          not:
+            enum:
+            - .
+            - ..
       - $ref: '#/components/parameters/Origin'
       - $ref: '#/components/parameters/Access-Control-Request-Method'
       - $ref: '#/components/parameters/XRequestId'
@@ -4505,6 +4701,17 @@ paths:
       description: Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with
         `Access-Control-Request-Method`.
       parameters:
+      - name: id
+        in: path
+        required: true
+        description: Any session id, existing or not (`.` and `..` would be dot segments of the path).
+        schema:
+          type: string
+          minLength: 1
+          not:
+            enum:
+            - .
+            - ..
       - $ref: '#/components/parameters/Origin'
       - $ref: '#/components/parameters/Access-Control-Request-Method'
       - $ref: '#/components/parameters/XRequestId'
@@ -4562,7 +4769,27 @@ paths:
           content:
             text/event-stream:
               schema:
-                type: string
+                description: One event of the stream (the stream is a sequence of them).
+                type: object
+                required:
+                - event
+                - data
+                properties:
+                  event:
+                    enum:
+                    - revision
+                    - deleted
+                  id:
+                    type: string
+                    pattern: ^[0-9]+$
+                    description: The revision (on `revision` events).
+                  data:
+                    type: string
+                    contentMediaType: application/json
+                    contentSchema:
+                      anyOf:
+                      - $ref: '#/components/schemas/RevisionEvent'
+                      - $ref: '#/components/schemas/DeletedEvent'
               example: 'event: revision
 
                 id: 1
@@ -4607,6 +4834,17 @@ paths:
       description: Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with
         `Access-Control-Request-Method`.
       parameters:
+      - name: id
+        in: path
+        required: true
+        description: Any session id, existing or not (`.` and `..` would be dot segments of the path).
+        schema:
+          type: string
+          minLength: 1
+          not:
+            enum:
+            - .
+            - ..
       - $ref: '#/components/parameters/Origin'
       - $ref: '#/components/parameters/Access-Control-Request-Method'
       - $ref: '#/components/parameters/XRequestId'
@@ -4676,6 +4914,17 @@ paths:
       description: Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with
         `Access-Control-Request-Method`.
       parameters:
+      - name: id
+        in: path
+        required: true
+        description: Any session id, existing or not (`.` and `..` would be dot segments of the path).
+        schema:
+          type: string
+          minLength: 1
+          not:
+            enum:
+            - .
+            - ..
       - $ref: '#/components/parameters/Origin'
       - $ref: '#/components/parameters/Access-Control-Request-Method'
       - $ref: '#/components/parameters/XRequestId'
@@ -5161,7 +5410,10 @@ paths:
           content:
             application/yaml:
               schema:
-                type: string
+                type: object
+                required:
+                - openapi
+                - paths
         '400':
           $ref: '#/components/responses/BadRequest'
     head:
@@ -5342,7 +5594,6 @@ components:
         by a generated one.
       schema:
         type: string
-        pattern: ^[!-~]{1,200}$
     Origin:
       name: Origin
       in: header
@@ -6621,6 +6872,45 @@ components:
           $ref: '#/components/schemas/Diagnostics'
         stats:
           $ref: '#/components/schemas/EditStats'
+    RevisionEvent:
+      type: object
+      description: 'The data of `event: revision`: every frame on the first event (`all: true`), then
+        the frames that changed and the views that went away.'
+      required:
+      - revision
+      - all
+      - frames
+      - removed
+      - diagnostics
+      additionalProperties: false
+      properties:
+        revision:
+          type: integer
+          minimum: 1
+        all:
+          type: boolean
+        frames:
+          $ref: '#/components/schemas/Frames'
+        removed:
+          type: array
+          items:
+            type: string
+        diagnostics:
+          $ref: '#/components/schemas/Diagnostics'
+    DeletedEvent:
+      type: object
+      description: 'The data of `event: deleted`, the stream''s last event.'
+      required:
+      - id
+      - reason
+      additionalProperties: false
+      properties:
+        id:
+          type: string
+        reason:
+          enum:
+          - deleted
+          - expired
     MergePatch:
       description: A JSON merge patch (RFC 7396) against the canonical document. Any JSON value is a merge
         patch; one that is not an object replaces the whole document (which then fails validation, 422).
