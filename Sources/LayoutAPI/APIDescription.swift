@@ -681,6 +681,21 @@ enum APIDescription {
        "X-Request-Id": {
         "$ref": "#/components/headers/X-Request-Id"
        }
+      },
+      "links": {
+       "getSession": {
+        "description": "The deleted session, which answers 404 from now on.",
+        "operationId": "getSession",
+        "parameters": {
+         "id": "$request.path.id"
+        }
+       },
+       "getSessionFrames": {
+        "operationId": "getSessionFrames",
+        "parameters": {
+         "id": "$request.path.id"
+        }
+       }
       }
      },
      "400": {
@@ -4593,6 +4608,16 @@ paths:
           headers:
             X-Request-Id:
               $ref: '#/components/headers/X-Request-Id'
+          links:
+            getSession:
+              description: The deleted session, which answers 404 from now on.
+              operationId: getSession
+              parameters:
+                id: $request.path.id
+            getSessionFrames:
+              operationId: getSessionFrames
+              parameters:
+                id: $request.path.id
         '400':
           $ref: '#/components/responses/BadRequest'
         '404':
