@@ -13,9 +13,9 @@ import JSON
 ///   missing field, a word outside its set, a number outside its range...), the schema must reject.
 /// Rejections for what a schema cannot see (unknown view references, parent cycles, duplicate ids
 /// in the array form, expression and visual format syntax, Auto Layout's rules) may go either way.
-/// The schema is applied by Python's `jsonschema` (scripts/lib/schema_check.py; installed by
-/// scripts/lib/deps.sh's `ensure_schema_tools`, which scripts/test runs): the test fails, not
-/// skips, when it is missing.
+/// The schema is applied in Python by scripts/lib/schema_check.py (`jsonschema`, installed by
+/// scripts/lib/deps.sh's `ensure_schema_tools`, which scripts/test runs; `jsonschema_rs` instead
+/// when it is importable, twenty times faster): the test fails, not skips, when neither is there.
 @Suite("The layout document's JSON Schema agrees with the parser")
 struct DocumentSchemaTests {
     static let root = Fixtures.folder.deletingLastPathComponent().deletingLastPathComponent()
