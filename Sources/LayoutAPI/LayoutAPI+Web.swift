@@ -51,6 +51,12 @@ extension LayoutAPI {
     static let clientScriptBytes = Array(WebAssets.clientJS.utf8)
     static let playgroundScriptBytes = Array(WebAssets.playgroundJS.utf8)
 
+    // MARK: GET /openapi.json, /openapi.yaml, /schemas/layout-document.json (scripts/generate-openapi)
+
+    static let openAPIJSONBytes = Array(APIDescription.openAPIJSON.utf8)
+    static let openAPIYAMLBytes = Array(APIDescription.openAPIYAML.utf8)
+    static let layoutDocumentSchemaBytes = Array(APIDescription.layoutDocumentSchema.utf8)
+
     /// The playground's Content-Security-Policy: what the page really loads and nothing more. Its
     /// scripts are `/playground.js` and `/client.js` (no inline script, no eval), its only inline
     /// code is the `<style>` element, it talks to this daemon alone (`fetch`, `EventSource`) and

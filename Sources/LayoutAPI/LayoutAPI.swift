@@ -152,6 +152,12 @@ public final class LayoutAPI: Sendable {
             return metrics()
         case .readyz:
             return readyz()
+        case .openAPIJSON:
+            return Self.asset(Self.openAPIJSONBytes, contentType: MediaType.json)
+        case .openAPIYAML:
+            return Self.asset(Self.openAPIYAMLBytes, contentType: "application/yaml")
+        case .layoutDocumentSchema:
+            return Self.asset(Self.layoutDocumentSchemaBytes, contentType: "application/schema+json")
         }
     }
 

@@ -20,6 +20,10 @@ enum Route: Equatable, Sendable {
     case metrics
     case readyz
     // --- end of operator routes ---
+    /// The API's description (docs/openapi.yaml, self-contained) and the layout document's schema.
+    case openAPIJSON
+    case openAPIYAML
+    case layoutDocumentSchema
 
     /// `sessionsPrefix`, for matching bytes.
     private static let sessionsPrefixBytes: StaticString = "/v1/sessions/"
@@ -42,8 +46,12 @@ enum Route: Equatable, Sendable {
             case "metrics": return .metrics
             case "readyz": return .readyz
             // --- end of operator routes ---
+            case "openapi.json": return .openAPIJSON
+            case "openapi.yaml": return .openAPIYAML
             default: return nil
             }
+        case 2 where segments[0] == "schemas":
+            return segments[1] == "layout-document.json" ? .layoutDocumentSchema : nil
         case 2 where segments[0] == "v1":
             switch segments[1] {
             case "solve": return .solve
@@ -95,7 +103,8 @@ enum Route: Equatable, Sendable {
     /// Methods answered, for `Allow` and CORS preflights (HEAD wherever GET is, OPTIONS everywhere).
     var allowedMethods: [String] {
         switch self {
-        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript:
+        case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript,
+             .openAPIJSON, .openAPIYAML, .layoutDocumentSchema:
             return ["GET", "HEAD", "OPTIONS"]
         case .solve, .sessions, .render: return ["POST", "OPTIONS"]
         case .metrics, .readyz: return ["GET", "HEAD", "OPTIONS"]  // operator routes

@@ -6,6 +6,7 @@ public enum RouteName: Int, CaseIterable, Sendable {
     case healthz, solve, sessions, session, sessionFrames, sessionEvents, sessionRender, render
     case playground, clientScript, playgroundScript
     case metrics, readyz
+    case openAPIJSON, openAPIYAML, layoutDocumentSchema
 
     /// The `route` label value.
     public var label: String {
@@ -24,6 +25,9 @@ public enum RouteName: Int, CaseIterable, Sendable {
         case .playgroundScript: return "playground_js"
         case .metrics: return "metrics"
         case .readyz: return "readyz"
+        case .openAPIJSON: return "openapi_json"
+        case .openAPIYAML: return "openapi_yaml"
+        case .layoutDocumentSchema: return "document_schema"
         }
     }
 }
@@ -45,6 +49,9 @@ extension Route {
         case .playgroundScript: return .playgroundScript
         case .metrics: return .metrics
         case .readyz: return .readyz
+        case .openAPIJSON: return .openAPIJSON
+        case .openAPIYAML: return .openAPIYAML
+        case .layoutDocumentSchema: return .layoutDocumentSchema
         }
     }
 }

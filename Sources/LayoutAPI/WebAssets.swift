@@ -107,6 +107,9 @@ enum WebAssets {
   <span class="spacer"></span>
   <a id="svgLink" href="#" target="_blank" rel="noopener">render.svg</a>
   <a href="/client.js" target="_blank" rel="noopener">client.js</a>
+  <a href="/schemas/layout-document.json" target="_blank" rel="noopener"
+     title="JSON Schema of a layout document: give it to your editor to complete and check documents">schema</a>
+  <a href="/openapi.yaml" target="_blank" rel="noopener" title="OpenAPI 3.1 description of the API">openapi</a>
 </header>
 <main>
   <section id="editorPane">

@@ -8,7 +8,7 @@ import JSON
 /// Never traps and never loops on any JSON value: parent cycles are detected, counts are limited
 /// before entries are read.
 public enum DocumentParser {
-    static let topLevelFields = ["direction", "dialect", "views", "constraints", "flags", "delegate"]
+    static let topLevelFields = ["direction", "dialect", "views", "constraints", "flags", "delegate", "$schema"]
 
     public static func parse(_ json: JSONValue, limits: DocumentLimits = .default) -> Result<Document, ValidationError> {
         guard case .object(let top) = json else {
@@ -55,6 +55,10 @@ public enum DocumentParser {
                 // a client may set the switch before it adds the constraint (a new delegate constraint
                 // then starts in that state), or keep it after removing one.
                 document.delegate = booleans(value, at: at, reader: &reader, what: "delegate switch")
+            case "$schema":
+                // The URL of docs/layout-document.schema.json, for editors that complete and check
+                // a document from it; a string, otherwise ignored (kept in the canonical document).
+                _ = reader.string(value, at: at)
             default:
                 reader.report(at, .unknownField, "unknown top-level field '\(key)'; allowed: "
                               + topLevelFields.joined(separator: ", "))

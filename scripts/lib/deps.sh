@@ -119,3 +119,45 @@ ensure_nginx() {
     fi
     nginx_present || { deps_say "nginx still not found"; return 1; }
 }
+
+# Python tools of the API contract: jsonschema and PyYAML (DocumentSchemaTests and
+# OpenAPIContractTests run scripts/lib/schema_check.py and scripts/generate-openapi --check).
+# Debian's python3-jsonschema and python3-yaml first, pip (into the user's site) when apt is absent.
+schema_tools_present() { python3 -c 'import jsonschema, yaml' >/dev/null 2>&1; }
+
+ensure_schema_tools() {
+    schema_tools_present && return 0
+    # Debian's packages serve Debian's python3 only: a python3 of its own on PATH (pyenv, as on the
+    # CI machines) gets them from pip.
+    if [ "$(command -v python3)" = /usr/bin/python3 ] && command -v apt-get >/dev/null 2>&1; then
+        deps_say "installing python3-jsonschema and python3-yaml with apt-get"
+        export DEBIAN_FRONTEND=noninteractive
+        if ! deps_as_root apt-get install -y -q python3-jsonschema python3-yaml >&2; then
+            deps_as_root apt-get update -q >&2
+            deps_as_root apt-get install -y -q python3-jsonschema python3-yaml >&2
+        fi
+    fi
+    if ! schema_tools_present; then
+        deps_say "installing jsonschema and pyyaml with pip"
+        python3 -m pip install --quiet jsonschema pyyaml >&2 || python3 -m pip install --user --quiet jsonschema pyyaml >&2
+    fi
+    schema_tools_present || { deps_say "python3 still cannot import jsonschema and yaml"; return 1; }
+}
+
+# schemathesis (PyPI; not packaged by Debian) for scripts/api-fuzz: the `st` on PATH when there is
+# one, else a virtual environment of its own under ~/.cache/layoutd/venv (Debian's python3 refuses
+# pip installs into the system, PEP 668), made once.
+ensure_schemathesis() {
+    command -v st >/dev/null 2>&1 && return 0
+    local venv="${XDG_CACHE_HOME:-$HOME/.cache}/layoutd/venv"
+    [ -x "$venv/bin/st" ] && return 0
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+        deps_say "installing python3-venv with apt-get"
+        export DEBIAN_FRONTEND=noninteractive
+        deps_as_root apt-get install -y -q python3-venv >&2 \
+            || { deps_as_root apt-get update -q >&2 && deps_as_root apt-get install -y -q python3-venv >&2; }
+    fi
+    deps_say "installing schemathesis into $venv"
+    python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet 'schemathesis>=4.32,<5' >&2
+    [ -x "$venv/bin/st" ] || { deps_say "schemathesis could not be installed"; return 1; }
+}
