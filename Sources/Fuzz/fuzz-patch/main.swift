@@ -16,9 +16,9 @@ import FuzzSupport
 import JSON
 import LayoutAPI
 
-/// Patches per input. Each costs a PATCH, three GETs and a fresh solve; eight make long enough histories for the
-/// incremental path (edits, rebuilds, activation flips, undo) while keeping an input near a millisecond on average.
-/// scripts/fuzz bounds the input's size with -max_len (the document is most of it).
+/// Patches per input. Each accepted one costs a PATCH, three GETs and a fresh solve of the whole document; eight
+/// make histories long enough for the incremental path (edits, rebuilds, activation flips, undoing an edit) and
+/// keep an input cheap. scripts/fuzz bounds the input's size with -max_len (the document is most of it).
 let maxPatches = 8
 
 runFuzzer { bytes in
