@@ -105,7 +105,7 @@ if Context.environment["LAYOUTD_FUZZ"] == "1" {
     for (name, dependencies) in [
         ("fuzz-json", ["JSON"]),
         ("fuzz-document", ["JSON", "LayoutModel", "LayoutEngine"]),
-        ("fuzz-patch", ["JSON", "LayoutAPI", "TestSupport"]),
+        ("fuzz-patch", ["JSON", "LayoutModel", "LayoutEngine", "LayoutAPI", "TestSupport"]),
         ("fuzz-api", ["JSON", "LayoutAPI"]),
     ] as [(String, [Target.Dependency])] {
         package.targets.append(.executableTarget(

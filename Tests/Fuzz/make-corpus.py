@@ -58,7 +58,25 @@ spliced = [
 for i, (mode, text) in enumerate(spliced):
     write('fuzz-document', 'splice-%02d' % i, bytes([mode]) + text.encode())
 
-# fuzz-patch: a fixture's document, then merge patches (a leading `!`: with ?strict=true).
+# fuzz-patch: a fixture's document, then merge patches (a leading `!`: with ?strict=true). Inputs are bounded
+# (scripts/fuzz passes -max_len=PATCH_MAX_LEN; the target reads at most 8 patches), so the seeds are the
+# documents written small: object-form entries without the fields that hold their default. A seed keeps as many
+# of its patches as fit.
+PATCH_MAX_LEN = 1536
+DEFAULTS = {'relation': '==', 'multiplier': 1, 'constant': 0, 'priority': 1000}
+
+
+def without_defaults(doc):
+    doc = json.loads(json.dumps(doc))
+    constraints = doc.get('constraints') or {}
+    for entry in (constraints.values() if isinstance(constraints, dict) else constraints):
+        if isinstance(entry, dict) and 'first' in entry:
+            for key, value in DEFAULTS.items():
+                if key in entry and entry[key] == value and type(entry[key]) is type(value):
+                    del entry[key]
+    return doc
+
+
 patches = [
     {'views': {'root': {'frame': {'width': 500}}}},
     {'constraints': {'added': 'a.width == 40 ~ 750'}},
@@ -76,10 +94,13 @@ for i, (name, doc) in enumerate(documents):
         steps.append({'constraints': {list(constraints)[-1]: None}})
     if len(views) > 1:
         steps.append({'views': {views[1]: {'hidden': True, 'alpha': 0.5}}})
-    parts = [compact(doc)] + [compact(p) for p in steps]
+    parts = [compact(without_defaults(doc))] + [compact(p) for p in steps]
     if i % 3 == 0:
         parts.append(b'!' + compact({'constraints': {'w1': 'root.width == 10', 'w2': 'root.width == 20'}}))
-    write('fuzz-patch', name, SEP.join(parts))
+    while len(SEP.join(parts)) > PATCH_MAX_LEN and len(parts) > 1:
+        parts.pop()
+    if len(SEP.join(parts)) <= PATCH_MAX_LEN:
+        write('fuzz-patch', name, SEP.join(parts))
 
 # fuzz-api: requests written like HTTP (`METHOD TARGET`, headers, empty line, body).
 small = compact(documents[1][1])
