@@ -9,7 +9,7 @@ import PackageDescription
 //   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry  (routes, sessions, errors; no sockets, no SQLite)
 //   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
-//   Primitives: a lock, a clock, ASCII comparison, percent-decoding (imports only the C library)
+//   Primitives: a lock, a clock, a thread starter, ASCII comparison, percent-decoding (imports only the C library)
 //   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, Telemetry, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON

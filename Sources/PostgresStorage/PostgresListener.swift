@@ -150,20 +150,3 @@ final class PostgresListener: @unchecked Sendable {
         return out
     }
 }
-
-/// Starts a joinable POSIX thread running `body` (no Foundation in the store).
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    let code = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    if code != 0 {
-        Unmanaged<Box>.fromOpaque(box).release()
-        return nil
-    }
-    return thread
-}

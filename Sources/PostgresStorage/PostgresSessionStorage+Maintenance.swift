@@ -90,23 +90,7 @@ extension PostgresSessionStorage {
             }
             guard let last = page.last else { break }
             after = last
-            for id in page {
-                guard let session = try load(id: id), !session.patches.isEmpty else { continue }
-                let document: [UInt8]
-                do {
-                    document = try replay(session.snapshot, session.patches)
-                } catch {
-                    report.failures.append("session '\(id)': its patches do not replay: \(error)")
-                    continue
-                }
-                do throws(StorageError) {
-                    try saveSnapshot(id: id, generation: session.generation, revision: session.revision, document: document)
-                    report.sessionsFolded += 1
-                    report.patchesFolded += session.patches.count
-                } catch {
-                    guard case .conflict = error else { throw error }
-                }
-            }
+            for id in page { try foldPatches(of: id, replay: replay, into: &report) }
         }
         try pool.with { c throws(StorageError) in
             // Leftover patches (none unless a bug or a hand edit made them) go with the fold.

@@ -24,21 +24,28 @@ deps_present() {
     [ -f /usr/include/mimalloc.h ] || [ -f /usr/local/include/mimalloc.h ] || return 1
 }
 
+# Installs PACKAGES with apt-get (as root, via sudo when needed), trying the package lists as they
+# are first and refreshing them only if that fails. WHAT names them in the messages.
+deps_apt_install() {
+    local what="$1"; shift
+    if ! command -v apt-get >/dev/null 2>&1; then
+        deps_say "$what missing and there is no apt-get: install them by hand"
+        return 1
+    fi
+    deps_say "installing $* with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! deps_as_root apt-get install -y -q "$@" >&2; then
+        deps_as_root apt-get update -q >&2
+        deps_as_root apt-get install -y -q "$@" >&2
+    fi
+}
+
 # Installs libevent-dev, libsqlite3-dev, libpq-dev (the PostgreSQL client library the postgres
 # store links), libmimalloc-dev and pkg-config with apt-get, only when they are missing.
 ensure_libevent() {
     deps_present && return 0
-    if ! command -v apt-get >/dev/null 2>&1; then
-        deps_say "libevent (2.1), SQLite 3, libpq, mimalloc and pkg-config are missing and there is no apt-get: install them by hand"
-        return 1
-    fi
-    deps_say "installing libevent-dev, libsqlite3-dev, libpq-dev, libmimalloc-dev and pkg-config with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    # Try with the package lists as they are first; refresh them only if that fails.
-    if ! deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config >&2; then
-        deps_as_root apt-get update -q >&2
-        deps_as_root apt-get install -y -q libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config >&2
-    fi
+    deps_apt_install "libevent (2.1), SQLite 3, libpq, mimalloc and pkg-config are" \
+        libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config || return 1
     deps_present || { deps_say "libevent, SQLite, libpq or mimalloc still not found"; return 1; }
 }
 
@@ -56,16 +63,7 @@ postgres_bindir_present() {
 
 ensure_postgres() {
     postgres_bindir_present && return 0
-    if ! command -v apt-get >/dev/null 2>&1; then
-        deps_say "PostgreSQL's server programs are missing and there is no apt-get: install PostgreSQL by hand"
-        return 1
-    fi
-    deps_say "installing postgresql with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! deps_as_root apt-get install -y -q postgresql >&2; then
-        deps_as_root apt-get update -q >&2
-        deps_as_root apt-get install -y -q postgresql >&2
-    fi
+    deps_apt_install "PostgreSQL's server programs are" postgresql || return 1
     postgres_bindir_present || { deps_say "PostgreSQL's initdb still not found"; return 1; }
 }
 
@@ -74,16 +72,7 @@ ensure_postgres() {
 # service is not needed (the test starts its own, on a private port and data directory).
 ensure_prometheus() {
     command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 && return 0
-    if ! command -v apt-get >/dev/null 2>&1; then
-        deps_say "prometheus and promtool are missing and there is no apt-get: install them by hand"
-        return 1
-    fi
-    deps_say "installing prometheus (with promtool) with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! deps_as_root apt-get install -y -q --no-install-recommends prometheus >&2; then
-        deps_as_root apt-get update -q >&2
-        deps_as_root apt-get install -y -q --no-install-recommends prometheus >&2
-    fi
+    deps_apt_install "prometheus and promtool are" --no-install-recommends prometheus || return 1
     command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 \
         || { deps_say "prometheus or promtool still not found"; return 1; }
 }
@@ -107,16 +96,7 @@ nginx_present() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
 
 ensure_nginx() {
     nginx_present && return 0
-    if ! command -v apt-get >/dev/null 2>&1; then
-        deps_say "nginx is missing and there is no apt-get: install nginx by hand"
-        return 1
-    fi
-    deps_say "installing nginx with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! deps_as_root apt-get install -y -q nginx >&2; then
-        deps_as_root apt-get update -q >&2
-        deps_as_root apt-get install -y -q nginx >&2
-    fi
+    deps_apt_install "nginx is" nginx || return 1
     nginx_present || { deps_say "nginx still not found"; return 1; }
 }
 
@@ -130,12 +110,7 @@ ensure_schema_tools() {
     # Debian's packages serve Debian's python3 only: a python3 of its own on PATH (pyenv, as on the
     # CI machines) gets them from pip.
     if [ "$(command -v python3)" = /usr/bin/python3 ] && command -v apt-get >/dev/null 2>&1; then
-        deps_say "installing python3-jsonschema and python3-yaml with apt-get"
-        export DEBIAN_FRONTEND=noninteractive
-        if ! deps_as_root apt-get install -y -q python3-jsonschema python3-yaml >&2; then
-            deps_as_root apt-get update -q >&2
-            deps_as_root apt-get install -y -q python3-jsonschema python3-yaml >&2
-        fi
+        deps_apt_install "jsonschema and PyYAML are" python3-jsonschema python3-yaml
     fi
     if ! schema_tools_present; then
         deps_say "installing jsonschema and pyyaml with pip"
@@ -152,10 +127,7 @@ ensure_schemathesis() {
     local venv="${XDG_CACHE_HOME:-$HOME/.cache}/layoutd/venv"
     [ -x "$venv/bin/st" ] && return 0
     if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-        deps_say "installing python3-venv with apt-get"
-        export DEBIAN_FRONTEND=noninteractive
-        deps_as_root apt-get install -y -q python3-venv >&2 \
-            || { deps_as_root apt-get update -q >&2 && deps_as_root apt-get install -y -q python3-venv >&2; }
+        deps_apt_install "python3-venv is" python3-venv
     fi
     deps_say "installing schemathesis into $venv"
     python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet 'schemathesis>=4.32,<5' >&2

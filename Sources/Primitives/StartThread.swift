@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// Starts a joinable POSIX thread running `body` (the `everysec` syncer: no Foundation here).
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+/// Starts a joinable POSIX thread running `body`, for the stores' threads of their own (SQLite's
+/// syncer and checkpointer, PostgreSQL's listener), which use no Foundation. Nil when the system
+/// refuses a thread.
+public func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
     final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
     var thread = pthread_t()
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
