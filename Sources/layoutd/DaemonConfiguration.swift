@@ -11,7 +11,7 @@ import Storage
 /// `$LAYOUTD_CONFIG` when no `--config` is given), then command-line flags. `config/layoutd.json`
 /// lists every key with the default below; a test checks that the two agree.
 ///
-/// To add a setting: a stored property, a line in `apply(key:from:)`, one in `jsonText`, a check in
+/// To add a setting: a stored property, a line in `set(_:from:)`, one in `jsonText`, a check in
 /// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`. The API's settings
 /// also go into `apiConfiguration`.
 struct DaemonConfiguration: Equatable, Sendable {
@@ -94,59 +94,33 @@ struct DaemonConfiguration: Equatable, Sendable {
         }
     }
 
-    /// Sets `key` from the file; the value's JSON type must match the setting's.
-    fileprivate mutating func apply(key: String, from container: KeyedDecodingContainer<SettingKey>) throws {
-        let codingKey = SettingKey(key)
-        func string() throws -> String {
-            do { return try container.decode(String.self, forKey: codingKey) } catch {
-                throw ConfigurationError("'\(key)' must be a string")
-            }
-        }
-        func number() throws -> Double {
-            do {
-                let value = try container.decode(Double.self, forKey: codingKey)
-                guard value.isFinite else { throw ConfigurationError("'\(key)' must be a finite number") }
-                return value
-            } catch let error as ConfigurationError { throw error } catch {
-                throw ConfigurationError("'\(key)' must be a number")
-            }
-        }
-        func strings() throws -> [String] {
-            do { return try container.decode([String].self, forKey: codingKey) } catch {
-                throw ConfigurationError("'\(key)' must be an array of strings")
-            }
-        }
-        func integer() throws -> Int {
-            let value = try number()
-            guard value == value.rounded(), abs(value) < 9.0e15 else {
-                throw ConfigurationError("'\(key)' must be a whole number")
-            }
-            return Int(value)
-        }
+    /// Sets `key` from `value` (the file's JSON or an environment variable's text): the one
+    /// place that knows each setting's type.
+    mutating func set(_ key: String, from value: some SettingValue) throws {
         switch key {
-        case "host": host = try string()
-        case "port": port = try integer()
-        case "threads": threads = try integer()
-        case "maxBodyBytes": maxBodyBytes = try integer()
-        case "maxHeaderBytes": maxHeaderBytes = try integer()
-        case "timeoutSeconds": timeoutSeconds = try number()
-        case "requestDeadlineSeconds": requestDeadlineSeconds = try number()
-        case "maxConnections": maxConnections = try integer()
-        case "shutdownGraceSeconds": shutdownGraceSeconds = try number()
-        case "backlog": backlog = try integer()
-        case "logLevel": logLevel = try string()
-        case "logFormat": logFormat = try string()
-        case "lockDirectory": lockDirectory = try string()
-        case "maxViews": maxViews = try integer()
-        case "maxConstraints": maxConstraints = try integer()
-        case "maxSessions": maxSessions = try integer()
-        case "maxResidentSessions": maxResidentSessions = try integer()
-        case "maxSubscribersPerSession": maxSubscribersPerSession = try integer()
-        case "maxSubscribers": maxSubscribers = try integer()
-        case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try number()
-        case "corsOrigins": corsOrigins = try strings()
-        case "store": store = try string()
-        case "sync": sync = try string()
+        case "host": host = try value.string()
+        case "port": port = try value.integer()
+        case "threads": threads = try value.integer()
+        case "maxBodyBytes": maxBodyBytes = try value.integer()
+        case "maxHeaderBytes": maxHeaderBytes = try value.integer()
+        case "timeoutSeconds": timeoutSeconds = try value.number()
+        case "requestDeadlineSeconds": requestDeadlineSeconds = try value.number()
+        case "maxConnections": maxConnections = try value.integer()
+        case "shutdownGraceSeconds": shutdownGraceSeconds = try value.number()
+        case "backlog": backlog = try value.integer()
+        case "logLevel": logLevel = try value.string()
+        case "logFormat": logFormat = try value.string()
+        case "lockDirectory": lockDirectory = try value.string()
+        case "maxViews": maxViews = try value.integer()
+        case "maxConstraints": maxConstraints = try value.integer()
+        case "maxSessions": maxSessions = try value.integer()
+        case "maxResidentSessions": maxResidentSessions = try value.integer()
+        case "maxSubscribersPerSession": maxSubscribersPerSession = try value.integer()
+        case "maxSubscribers": maxSubscribers = try value.integer()
+        case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try value.number()
+        case "corsOrigins": corsOrigins = try value.strings()
+        case "store": store = try value.string()
+        case "sync": sync = try value.string()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -309,7 +283,7 @@ fileprivate struct ConfigurationFile: Decodable {
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: SettingKey.self)
         for key in container.allKeys.map(\.stringValue).sorted() {
-            try configuration.apply(key: key, from: container)
+            try configuration.set(key, from: FileSetting(key: key, container: container))
         }
     }
 }
@@ -330,4 +304,49 @@ func jsonString(_ text: String) -> String {
 func jsonNumber(_ value: Double) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
     return String(value)
+}
+
+/// A setting's value as one source gives it; `DaemonConfiguration.set(_:from:)` asks for the type
+/// the setting has, and the source says, in its own words, when the value is not of it.
+protocol SettingValue {
+    func string() throws -> String
+    func number() throws -> Double
+    func integer() throws -> Int
+    func strings() throws -> [String]
+}
+
+/// A value of the configuration file: its JSON type must match the setting's.
+private struct FileSetting: SettingValue {
+    let key: String
+    let container: KeyedDecodingContainer<SettingKey>
+
+    func string() throws -> String {
+        do { return try container.decode(String.self, forKey: SettingKey(key)) } catch {
+            throw ConfigurationError("'\(key)' must be a string")
+        }
+    }
+
+    func number() throws -> Double {
+        do {
+            let value = try container.decode(Double.self, forKey: SettingKey(key))
+            guard value.isFinite else { throw ConfigurationError("'\(key)' must be a finite number") }
+            return value
+        } catch let error as ConfigurationError { throw error } catch {
+            throw ConfigurationError("'\(key)' must be a number")
+        }
+    }
+
+    func integer() throws -> Int {
+        let value = try number()
+        guard value == value.rounded(), abs(value) < 9.0e15 else {
+            throw ConfigurationError("'\(key)' must be a whole number")
+        }
+        return Int(value)
+    }
+
+    func strings() throws -> [String] {
+        do { return try container.decode([String].self, forKey: SettingKey(key)) } catch {
+            throw ConfigurationError("'\(key)' must be an array of strings")
+        }
+    }
 }

@@ -8,49 +8,22 @@ import TestSupport
 
 /// One node's view of a store several nodes share: everything goes to `inner`; its notices reach
 /// this node only while it is not `deaf` (a notice still on its way, or lost).
-final class NodeStorage: SessionStorage, @unchecked Sendable {
-    let inner: MemorySessionStorage
+final class NodeStorage: ForwardingStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var isDeaf = false
-
-    init(_ inner: MemorySessionStorage) { self.inner = inner }
 
     var deaf: Bool {
         get { lock.withLock { isDeaf } }
         set { lock.withLock { isDeaf = newValue } }
     }
 
-    var isShared: Bool { true }
-    func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {
+    override var isShared: Bool { true }
+    override func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {
         inner.observe { [weak self] notice in
             guard let self, !self.deaf else { return }
             handler(notice)
         }
     }
-
-    func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
-        try inner.create(id: id, revision: revision, document: document, delegates: delegates)
-    }
-    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
-        try inner.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
-    }
-    func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
-        try inner.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
-    }
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
-        try inner.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
-    }
-    func delete(id: String, generation: UInt64) throws(StorageError) { try inner.delete(id: id, generation: generation) }
-    func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
-        try inner.touch(id: id, generation: generation, at: time)
-    }
-    func load(id: String) throws(StorageError) -> StoredSession? { try inner.load(id: id) }
-    func count() throws(StorageError) -> Int { try inner.count() }
-    func ids(after: String?, limit: Int) throws(StorageError) -> [String] { try inner.ids(after: after, limit: limit) }
-    func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport { try inner.compact(replay: replay) }
-    func check() throws(StorageError) -> StorageCheck { try inner.check() }
-    func close() { inner.close() }
 }
 
 /// Two nodes (two `LayoutAPI`s) in one process on one shared store.

@@ -6,50 +6,38 @@ import Testing
 import TestSupport
 
 /// A memory store whose writes can be made to fail, as a full disk or a removed file would.
-final class FlakyStorage: SessionStorage, @unchecked Sendable {
-    let inner = MemorySessionStorage()
+final class FlakyStorage: ForwardingStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var failing = false
+
+    init() { super.init(MemorySessionStorage()) }
 
     func fail(_ on: Bool) { lock.withLock { failing = on } }
     private func refuseIfFailing() throws(StorageError) {
         if lock.withLock({ failing }) { throw .io(path: "flaky.db", detail: "disk full") }
     }
 
-    func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
+    override func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
         try refuseIfFailing()
-        return try inner.create(id: id, revision: revision, document: document, delegates: delegates)
+        return try super.create(id: id, revision: revision, document: document, delegates: delegates)
     }
-    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
+    override func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
         try refuseIfFailing()
-        try inner.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
+        try super.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
     }
-    func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+    override func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                              delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
         try refuseIfFailing()
-        return try inner.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
+        return try super.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
     }
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+    override func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
         try refuseIfFailing()
-        try inner.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+        try super.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
     }
-    func delete(id: String, generation: UInt64) throws(StorageError) {
+    override func delete(id: String, generation: UInt64) throws(StorageError) {
         try refuseIfFailing()
-        try inner.delete(id: id, generation: generation)
+        try super.delete(id: id, generation: generation)
     }
-    func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
-        try inner.touch(id: id, generation: generation, at: time)
-    }
-    func touch(_ uses: [SessionUse]) throws(StorageError) { try inner.touch(uses) }
-    func expire(before time: Double) throws(StorageError) -> [SessionKey] { try inner.expire(before: time) }
-    func load(id: String) throws(StorageError) -> StoredSession? { try inner.load(id: id) }
-    func count() throws(StorageError) -> Int { try inner.count() }
-    func ids(after: String?, limit: Int) throws(StorageError) -> [String] { try inner.ids(after: after, limit: limit) }
-    func compact(replay: PatchReplay) throws(StorageError) -> CompactionReport { try inner.compact(replay: replay) }
-    func check() throws(StorageError) -> StorageCheck { try inner.check() }
-    func close() { inner.close() }
-    var isShared: Bool { inner.isShared }
-    func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
 }
 
 @Suite("Sessions in a session store: stored before answered, rolled back on failure, woken after a restart")
