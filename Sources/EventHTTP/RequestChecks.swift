@@ -38,23 +38,25 @@ enum RequestChecks {
                                  detail: "this server speaks HTTP/1.1 and HTTP/1.0 only")
         }
         var hosts = 0
-        var lengths: [String] = []
+        var lengths = 0
+        var firstLength = ""
         var codings: [Substring] = []
         var sawTransferEncoding = false
         for (name, value) in headers {
             // libevent splits a header line at its first colon and keeps what is before it, spaces
             // included: `Transfer-Encoding : chunked` arrives as a header libevent does not know.
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, allBytes(of: name, satisfy: isTokenByte) else {
                 return .badRequest("a header name is not a token (whitespace before the colon?)")
             }
             // NUL never gets here: libevent's C strings end the value at it (docs/robustness.md).
-            guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            guard allBytes(of: value, satisfy: isFieldValueByte) else {
                 return .badRequest("a header value holds a control character")
             }
             if asciiCaseInsensitiveEquals(name, "Host") {
                 hosts += 1
             } else if asciiCaseInsensitiveEquals(name, "Content-Length") {
-                lengths.append(value)
+                if lengths == 0 { firstLength = value }
+                lengths += 1
             } else if asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
                 sawTransferEncoding = true
                 codings += value.split(separator: ",").map(trimmingOWS).filter { !$0.isEmpty }
@@ -62,12 +64,12 @@ enum RequestChecks {
         }
         if hosts > 1 { return .badRequest("more than one Host header") }
         if hosts == 0 && minor == 1 { return .badRequest("an HTTP/1.1 request must have a Host header") }
-        if lengths.count > 1 { return .badRequest("more than one Content-Length header") }
-        if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+        if lengths > 1 { return .badRequest("more than one Content-Length header") }
+        if lengths == 1, firstLength.isEmpty || !allBytes(of: firstLength, satisfy: { $0 >= 0x30 && $0 <= 0x39 }) {
             return .badRequest("Content-Length is not a plain decimal number")
         }
         if sawTransferEncoding {
-            if !lengths.isEmpty { return .badRequest("Transfer-Encoding and Content-Length together") }
+            if lengths > 0 { return .badRequest("Transfer-Encoding and Content-Length together") }
             let chunked = codings.filter { asciiCaseInsensitiveEquals(String($0), "chunked") }.count
             // RFC 9112 6.1: chunked not last means the body's length cannot be known: 400 and close.
             guard let last = codings.last, asciiCaseInsensitiveEquals(String(last), "chunked"), chunked == 1 else {
@@ -89,14 +91,26 @@ enum RequestChecks {
         return text
     }
 
-    /// RFC 9110 `tchar`: what a header name may be made of.
+    /// RFC 9110 `tchar`: what a header name may be made of (letters, digits and
+    /// ``!#$%&'*+-.^_`|~``, spelled as byte ranges: every header name of every request is read).
     static func isTokenByte(_ c: UInt8) -> Bool {
         switch c {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case 0x61...0x7A, 0x41...0x5A, 0x30...0x39,    // a-z A-Z 0-9
+             0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E,   // ! # $ % & ' * + - .
+             0x5E...0x60, 0x7C, 0x7E:                     // ^ _ ` | ~
             return true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(c)
+            return false
         }
+    }
+
+    /// What a header value may hold: visible ASCII, spaces, tabs and bytes of 0x80 and above.
+    static func isFieldValueByte(_ c: UInt8) -> Bool {
+        c >= 0x20 && c != 0x7F || c == 0x09
+    }
+
+    /// `predicate` of every UTF-8 byte of `text`, read in place (the transport's strings are native).
+    private static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
     }
 }

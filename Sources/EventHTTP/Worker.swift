@@ -384,14 +384,13 @@ final class Worker: @unchecked Sendable {
         // The target as sent when it is a path (origin form): libevent's URI parser would read
         // `//healthz` as an authority `healthz` with an empty path, i.e. `/`.
         if let uri = evhttp_request_get_uri(req), uri.pointee == UInt8(ascii: "/") {
-            var text = String(cString: uri)
-            // A fragment is not sent by conforming clients; dropped as libevent's parser did.
-            if let fragment = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<fragment]) }
-            if let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) {
-                rawPath = String(text[..<mark])
-                query = String(text[text.index(after: mark)...])
-            } else {
-                rawPath = text
+            // Split where the C string lies: the path ends at the first `?` or `#`, the query at
+            // `#`. A fragment is not sent by conforming clients; dropped as libevent's parser did.
+            let pathLength = strcspn(uri, "?#")
+            rawPath = String(decoding: UnsafeRawBufferPointer(start: uri, count: pathLength), as: UTF8.self)
+            if uri[pathLength] == CChar(UInt8(ascii: "?")) {
+                let rest = uri + pathLength + 1
+                query = String(decoding: UnsafeRawBufferPointer(start: rest, count: strcspn(rest, "#")), as: UTF8.self)
             }
         } else if let uri = evhttp_request_get_evhttp_uri(req) {
             if let path = evhttp_uri_get_path(uri) { rawPath = String(cString: path) }
@@ -460,19 +459,21 @@ final class Worker: @unchecked Sendable {
         }
         let status = head.status
         let output = evhttp_request_get_output_headers(req)
-        addHeaders(head.headers, to: output)
-        var hasLength = false, hasDate = false
+        var hasLength = false, hasDate = false, hasNoSniff = false
         for (name, _) in head.headers {
             if asciiCaseInsensitiveEquals(name, "Date") {
                 hasDate = true
             } else if asciiCaseInsensitiveEquals(name, "Content-Length")
                         || asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
                 hasLength = true
+            } else if asciiCaseInsensitiveEquals(name, "X-Content-Type-Options") {
+                hasNoSniff = true
             }
         }
-        if draining {
-            evhttp_remove_header(output, "Connection")
-            evhttp_add_header(output, "Connection", "close")
+        // `Date` and `Content-Length` go first: evhttp looks both up by name in this list before it
+        // writes the head (a walk with a case-insensitive compare per entry), and stops at the match.
+        if !hasDate {
+            date.withCurrent { _ = evhttp_add_header(output, "Date", $0) }
         }
         if HTTPResponse.statusAllowsBody(status) {
             // `Content-Length` added here, as libevent would (the length of the body; on HEAD the
@@ -483,10 +484,12 @@ final class Worker: @unchecked Sendable {
                 addBody(body, to: buffer)
             }
         }
-        if !hasDate {
-            date.withCurrent { _ = evhttp_add_header(output, "Date", $0) }
+        addHeaders(head.headers, to: output)
+        if draining {
+            evhttp_remove_header(output, "Connection")
+            evhttp_add_header(output, "Connection", "close")
         }
-        addNoSniff(to: output)
+        if !hasNoSniff { evhttp_add_header(output, "X-Content-Type-Options", "nosniff") }
         // Written to the socket before this returns when it has room (see SendNow.c): two
         // `epoll_ctl` calls and a turn of the loop fewer per request.
         HTTPResponse.reasonPhrase(for: status).withCString { reason in

@@ -1,7 +1,15 @@
 /// ASCII case-insensitive equality (header names, media types), without allocating.
+///
+/// Inlinable for its first line: a header list searched by name mostly holds names of other
+/// lengths, and those are told apart where the call is, without a call or a retain.
+@inlinable
 public func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    let x = a.utf8, y = b.utf8
-    guard x.count == y.count else { return false }  // O(1) for native strings
+    guard a.utf8.count == b.utf8.count else { return false }  // O(1) for native strings
+    return asciiCaseInsensitiveEqualsSameLength(a, b)
+}
+
+@usableFromInline
+func asciiCaseInsensitiveEqualsSameLength(_ a: String, _ b: String) -> Bool {
     // Compare the bytes in place (iterating two UTF8Views in step costs several times more, and
     // every request looks up a few headers by name). withUTF8 copies only a string not stored as
     // UTF-8, which the transport never hands over.

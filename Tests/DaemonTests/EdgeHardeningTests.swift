@@ -47,6 +47,12 @@ struct EdgeHardeningTests {
              status: 400, type: "/problems/bad-request", detail: "Transfer-Encoding and Content-Length"),
         Case(name: "space before the colon", request: "POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
              status: 400, type: "/problems/bad-request", detail: "not a token"),
+        Case(name: "a separator in a header name", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX(A): 1\r\n\r\n",
+             status: 400, type: "/problems/bad-request", detail: "not a token"),
+        Case(name: "a slash in a header name", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX/A: 1\r\n\r\n",
+             status: 400, type: "/problems/bad-request", detail: "not a token"),
+        Case(name: "DEL in a value", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u{7F}b\r\n\r\n",
+             status: 400, type: "/problems/bad-request", detail: "control character"),
         Case(name: "a control byte in a value", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u{01}b\r\n\r\n",
              status: 400, type: "/problems/bad-request", detail: "control character"),
         Case(name: "a NUL in a value", request: "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u{00}b\r\n\r\n",
@@ -96,7 +102,7 @@ struct EdgeHardeningTests {
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)
     }
 
-    @Test("what is valid stays valid: OWS around Content-Length, chunked, HTTP/1.0 without Host, a pipelined GET")
+    @Test("what is valid stays valid: OWS around Content-Length, chunked, any tchar in a name, HTTP/1.0 without Host, a pipelined GET")
     func valid() throws {
         let daemon = try Daemon()
         let connection = try daemon.connect(timeoutSeconds: 5)
@@ -105,6 +111,9 @@ struct EdgeHardeningTests {
         #expect(try connection.readResponse().status == 200)
         try connection.send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
         #expect(try connection.readResponse().status == 422)
+        // Every RFC 9110 tchar punctuation in a name; a tab and bytes of 0x80 and above in a value.
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX!#$%&'*+-.^_`|~9z: a\tb\u{E9}\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
         let old = try daemon.connect(timeoutSeconds: 5)
         try old.send("GET /healthz HTTP/1.0\r\n\r\n")
         let response = try old.readResponse()

@@ -105,6 +105,22 @@ struct EventHTTPTests {
         #expect(request.remotePort > 0)
     }
 
+    @Test("a target splits at its first ? or #: the query ends at #, a fragment is dropped",
+          arguments: [("/a?b#c?d", "/a", "b"), ("/a#b?c", "/a", ""), ("/a?", "/a", ""), ("/a??b", "/a", "?b"),
+                      ("/a%3Fb?q=%23", "/a%3Fb", "q=%23"), ("/", "/", ""), ("/?x", "/", "x")])
+    func targetSplit(target: String, rawPath: String, query: String) throws {
+        let seen = Shared<HTTPRequest?>(nil)
+        let server = try InProcessServer { request in
+            seen.set(request)
+            return .json(#"{"ok":true}"#)
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        #expect(try connection.request("GET", target).status == 200)
+        let request = try #require(seen.get())
+        #expect(request.rawPath == rawPath)
+        #expect(request.query == query)
+    }
+
     @Test("a request body arrives whole, whether it came in one read or in many", arguments: [1, 700, 300_000])
     func requestBodies(size: Int) throws {
         let seen = Shared<[UInt8]?>(nil)
