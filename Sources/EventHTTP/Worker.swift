@@ -28,6 +28,8 @@ final class Worker: @unchecked Sendable {
     private var connectionGuard: ConnectionGuard?
     /// evhttp keeps the pointer it is given as the default content type: it must outlive `http`.
     private var defaultContentType: UnsafeMutablePointer<CChar>?
+    /// The same, for the replies EventHTTP writes itself (`ReplyHead`).
+    private var defaultContentTypeName = "application/json"
 
     // Shared with other threads, guarded by `mailboxLock`.
     private let mailboxLock = PThreadLock()
@@ -45,6 +47,8 @@ final class Worker: @unchecked Sendable {
     private var streams: [OpaquePointer: HTTPStream] = [:]
     private var streamCounter: UInt64 = 0
     private var date = HTTPDateCache()
+    /// The head of the reply being sent, its buffer reused.
+    private let replyHead = ReplyHead()
 
     /// How long a draining worker waits before it may stop with no tracked connection left, so
     /// that a connection accepted just before the listener closed can still deliver its request.
@@ -69,6 +73,7 @@ final class Worker: @unchecked Sendable {
         evhttp_set_timeout_tv(http, &timeout)
         evhttp_set_max_body_size(http, configuration.maxBodyBytes)
         evhttp_set_max_headers_size(http, configuration.maxHeaderBytes)
+        defaultContentTypeName = configuration.defaultContentType
         defaultContentType = strdup(configuration.defaultContentType)
         evhttp_set_default_content_type(http, defaultContentType)
         evhttp_set_allowed_methods(http, Worker.allowedMethods)
@@ -440,14 +445,14 @@ final class Worker: @unchecked Sendable {
                            body: body, rawPath: rawPath, remoteAddress: peer.address, remotePort: peer.port)
     }
 
-    /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
-    /// replace our headers with HTML and close the connection).
     private func send(_ response: HTTPResponse, to req: OpaquePointer, isHead: Bool) {
         answer(response, to: req, connection: nil, isHead: isHead)
     }
 
-    /// Writes a complete response with `evhttp_send_reply` (never `evhttp_send_error`, which would
-    /// replace our headers with HTML and close the connection).
+    /// Writes a complete response: its head by `ReplyHead` (never evhttp's `evhttp_send_error`,
+    /// which would replace our headers with HTML and close the connection, nor its header list),
+    /// then its body by reference, into the connection's output; `layoutd_reply_finish` sends them
+    /// and lets evhttp finish the request (SendNow.c).
     private func send(_ head: HTTPHead, body: [UInt8], to req: OpaquePointer, isHead: Bool) {
         // Looked up first: `req` (and, when it closes, the connection) may be freed by the send.
         let connection = evhttp_request_get_connection(req)
@@ -457,69 +462,30 @@ final class Worker: @unchecked Sendable {
             send(.problem(status: 500, detail: "invalid response status"), to: req, isHead: isHead)
             return
         }
-        let status = head.status
-        let output = evhttp_request_get_output_headers(req)
-        var hasLength = false, hasDate = false, hasNoSniff = false
-        for (name, _) in head.headers {
-            if asciiCaseInsensitiveEquals(name, "Date") {
-                hasDate = true
-            } else if asciiCaseInsensitiveEquals(name, "Content-Length")
-                        || asciiCaseInsensitiveEquals(name, "Transfer-Encoding") {
-                hasLength = true
-            } else if asciiCaseInsensitiveEquals(name, "X-Content-Type-Options") {
-                hasNoSniff = true
-            }
+        guard let output = layoutd_reply_output(req) else {
+            _ = layoutd_reply_finish(req, 0)
+            return
         }
-        // `Date` and `Content-Length` go first: evhttp looks both up by name in this list before it
-        // writes the head (a walk with a case-insensitive compare per entry), and stops at the match.
-        if !hasDate {
-            date.withCurrent { _ = evhttp_add_header(output, "Date", $0) }
+        var major: Int32 = 1, minor: Int32 = 1
+        layoutd_request_version(req, &major, &minor)
+        let asked = evhttp_find_header(evhttp_request_get_input_headers(req), "Connection")
+        let request = ReplyHead.Request(minorVersion: Int(minor),
+                                        asksClose: asked.map { evutil_ascii_strcasecmp($0, "close") == 0 } ?? false,
+                                        asksKeepAlive: asked.map { evutil_ascii_strcasecmp($0, "keep-alive") == 0 } ?? false,
+                                        isHead: isHead)
+        date.withCurrent { date in
+            replyHead.write(status: head.status, headers: head.headers, bodyLength: body.count, request: request,
+                            date: date, draining: draining, defaultContentType: defaultContentTypeName)
         }
-        if HTTPResponse.statusAllowsBody(status) {
-            // `Content-Length` added here, as libevent would (the length of the body; on HEAD the
-            // length the GET body would have had), but written without its snprintf.
-            if !hasLength { addContentLength(body.count, to: output) }
-            // No body on HEAD (libevent would send it anyway and break keep-alive framing).
-            if !isHead, !body.isEmpty, let buffer = evhttp_request_get_output_buffer(req) {
-                addBody(body, to: buffer)
-            }
+        for name in replyHead.dropped {
+            report(.warning, "dropped response header '\(name)': CR or LF in it")
         }
-        addHeaders(head.headers, to: output)
-        if draining {
-            evhttp_remove_header(output, "Connection")
-            evhttp_add_header(output, "Connection", "close")
+        _ = evbuffer_add(output, replyHead.storage, replyHead.count)
+        // No body on HEAD (it would break keep-alive framing), nor on 1xx, 204 and 304.
+        if !isHead, HTTPResponse.statusAllowsBody(head.status), !body.isEmpty {
+            addShared(body, to: output)
         }
-        if !hasNoSniff { evhttp_add_header(output, "X-Content-Type-Options", "nosniff") }
-        // Written to the socket before this returns when it has room (see SendNow.c): two
-        // `epoll_ctl` calls and a turn of the loop fewer per request.
-        HTTPResponse.reasonPhrase(for: status).withCString { reason in
-            _ = layoutd_send_reply_now(req, Int32(status), reason)
-        }
-    }
-
-    /// Hands the body to libevent by reference instead of copying it: the answer is written once
-    /// (by the handler) and sent from there, without a second buffer of its size being allocated
-    /// and filled per request.
-    private func addBody(_ body: [UInt8], to buffer: OpaquePointer) {
-        addShared(body, to: buffer)
-    }
-
-    private func addContentLength(_ length: Int, to output: UnsafeMutablePointer<evkeyvalq>?) {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { text in
-            var n = 0
-            var digits = length, divisor = 1
-            while digits >= 10 {
-                digits /= 10
-                divisor *= 10
-            }
-            while divisor > 0 {
-                text[n] = CChar(48 + length / divisor % 10)
-                n += 1
-                divisor /= 10
-            }
-            text[n] = 0
-            _ = evhttp_add_header(output, "Content-Length", text.baseAddress!)
-        }
+        _ = layoutd_reply_finish(req, replyHead.closes ? 1 : 0)
     }
 
     private func addHeaders(_ headers: [(name: String, value: String)], to output: UnsafeMutablePointer<evkeyvalq>?) {
@@ -592,7 +558,7 @@ private final class ResponseBody {
 
 // C callbacks: free functions in a non-main file, so that they are not main-actor isolated.
 
-/// libevent is done with a body added by reference: drop the reference `addBody` kept.
+/// libevent is done with bytes added by reference: drop the reference `addShared` kept.
 private func releaseResponseBody(_ data: UnsafeRawPointer?, _ length: Int, _ arg: UnsafeMutableRawPointer?) {
     guard let arg else { return }
     Unmanaged<ResponseBody>.fromOpaque(arg).release()

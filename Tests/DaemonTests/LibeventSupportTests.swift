@@ -34,6 +34,44 @@ struct LibeventSupportTests {
         #expect(connection.serverClosed())
     }
 
+    @Test("the reply head: HTTP/1.0 kept alive only when asked, a handler's Connection: close closes, a header with CR or LF is dropped")
+    func replyHead() throws {
+        let server = try InProcessServer { request in
+            switch request.path {
+            case "/close": return .json(#"{"bye":true}"#, headers: [("Connection", "close")])
+            case "/inject": return .json("{}", headers: [("X-Bad", "a\r\nSet-Cookie: x=1"), ("X-Good", "b")])
+            default: return .json(#"{"path":"\#(request.path)"}"#)
+            }
+        }
+        // HTTP/1.0 asking for keep-alive: told so, and the connection serves a second request.
+        let kept = try RawHTTPConnection(port: server.port)
+        try kept.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let first = try kept.readResponse()
+        #expect(first.statusLine.hasPrefix("HTTP/1.0 200"))
+        #expect(first.header("Connection")?.lowercased() == "keep-alive")
+        #expect(first.header("Content-Length") == "\(first.body.count)")
+        try kept.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(try kept.readResponse().text == #"{"path":"/b"}"#)
+        // HTTP/1.0 without it: answered, then closed.
+        let plain = try RawHTTPConnection(port: server.port)
+        try plain.send("GET /c HTTP/1.0\r\n\r\n")
+        #expect(try plain.readResponse().text == #"{"path":"/c"}"#)
+        #expect(plain.serverClosed())
+        // The handler closes: one Connection: close in the head, then the connection closes.
+        let closing = try RawHTTPConnection(port: server.port)
+        let bye = try closing.request("GET", "/close")
+        #expect(bye.headers.filter { $0.name.lowercased() == "connection" }.map(\.value) == ["close"])
+        #expect(closing.serverClosed())
+        // A value with CR LF would start a header of its own: it is dropped, the others are sent.
+        let injected = try RawHTTPConnection(port: server.port)
+        let reply = try injected.request("GET", "/inject")
+        #expect(reply.status == 200)
+        #expect(reply.header("X-Bad") == nil && reply.header("Set-Cookie") == nil)
+        #expect(reply.header("X-Good") == "b")
+        #expect(reply.header("X-Content-Type-Options") == "nosniff")
+        #expect(try injected.request("GET", "/after").text == #"{"path":"/after"}"#)
+    }
+
     @Test("the probe sees libevent's own HTML error page in a process without the problem+json override")
     func probeWithoutOverride() {
         // The test binaries do not link CProblemReplies: libevent answers with its own page. (The

@@ -9,13 +9,17 @@
 struct evhttp_request;
 struct evbuffer;
 
-/// `evhttp_send_reply(req, code, reason, NULL)`, then the reply written to the socket at once
-/// when it takes all of it, and the request finished there and then (see SendNow.c). `req` must
-/// not be used after the call. Returns 1 when the reply went out at once, 0 when libevent
-/// sends it (or the rest of it) later, as `evhttp_send_reply` alone would.
-int layoutd_send_reply_now(struct evhttp_request *req, int code, const char *reason);
+/// The output buffer of `req`'s connection, where a reply's head and body are put before
+/// `layoutd_reply_finish`; NULL when the connection is gone. See SendNow.c.
+struct evbuffer *layoutd_reply_output(struct evhttp_request *req);
 
-/// Whether `layoutd_send_reply_now` has written a reply at once since the last reset (for a test).
+/// Sends what `layoutd_reply_output(req)` holds (a whole reply), at once when the socket takes all
+/// of it, and finishes the request with evhttp (it frees `req`, then closes the connection or reads
+/// the next request); with `close_after`, the connection closes after the reply. `req` must not be
+/// used after the call. Returns 1 when the reply went out at once, 0 when libevent sends the rest.
+int layoutd_reply_finish(struct evhttp_request *req, int close_after);
+
+/// Whether `layoutd_reply_finish` has written a reply at once since the last reset (for a test).
 int layoutd_reply_sent_at_once(void);
 void layoutd_reply_sent_at_once_reset(void);
 
