@@ -185,6 +185,13 @@ struct SinkLogHandler: LogHandler {
 /// `text` with control characters percent-escaped (`%0A`), so that no request can write a line of
 /// its own into a text log.
 func appendEscapedText(_ text: String, to out: inout [UInt8]) {
+    // The usual text (a path, an id) has no control character: appended in one copy.
+    let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return false }
+        out.append(contentsOf: bytes)
+        return true
+    }
+    if plain == true { return }
     for byte in text.utf8 {
         if byte < 0x20 || byte == 0x7F {
             let hex = Array("0123456789ABCDEF".utf8)
