@@ -12,6 +12,9 @@ extension LayoutAPI {
     /// DELETE and OPTIONS never wake.
     public func isExpensive(_ request: APIRequest) -> Bool {
         if request.body.count >= configuration.expensiveBytes { return true }
+        // Only a wake costs more than the body: without a store no session is loaded, and every
+        // session held is resident until the resident budget first puts one to sleep.
+        guard durability != nil || store.mayHoldSleepers else { return false }
         guard request.method != "DELETE", request.method != "OPTIONS",
               let id = Route.match(request.path)?.sessionID else { return false }
         guard let session = store.peek(id) else { return durability != nil }

@@ -1,3 +1,4 @@
+import Synchronization
 import Primitives
 
 /// The sessions by id: a lock around the dictionary (held only for lookups and inserts, never
@@ -40,6 +41,19 @@ final class SessionStore: Sendable {
     let idleTimeout: Double
     let clock: @Sendable () -> Double
 
+    /// Set (for good) when the resident budget first puts a session to sleep: until then every
+    /// session held is resident, and no request on one needs a wake (`LayoutAPI.isExpensive`).
+    private let slept = Atomic<Bool>(false)
+
+    /// Whether a session held here may be dormant (asleep) now.
+    var mayHoldSleepers: Bool { slept.load(ordering: .acquiring) }
+
+    private func putToSleep(_ sleepers: [Session]) {
+        guard !sleepers.isEmpty else { return }
+        slept.store(true, ordering: .releasing)
+        for s in sleepers { s.sleep() }
+    }
+
     var sweepInterval: Double { min(max(idleTimeout, 1), 60) }
     /// How many sessions go to sleep at once when the resident budget is exceeded.
     var residentBatch: Int { max(1, maxResident / 16) }
@@ -80,7 +94,7 @@ final class SessionStore: Sendable {
             return e.session
         }
         retire(dropped)
-        for s in sleepers { s.sleep() }
+        putToSleep(sleepers)
         return found
     }
 
@@ -121,7 +135,7 @@ final class SessionStore: Sendable {
             return .inserted
         }
         retire(dropped)
-        for s in sleepers { s.sleep() }
+        putToSleep(sleepers)
         return result
     }
 
