@@ -147,6 +147,7 @@ final class ReplyHead {
         }
     }
 
+    @inline(__always)
     private func append(_ byte: UInt8) {
         reserve(1)
         storage[count] = byte
@@ -161,8 +162,12 @@ final class ReplyHead {
     }
 
     /// Room for `n` more bytes (a head with large handler headers grows the memory once).
+    @inline(__always)
     private func reserve(_ n: Int) {
-        guard count + n > capacity else { return }
+        if count + n > capacity { grow(n) }
+    }
+
+    private func grow(_ n: Int) {
         let grown = max(capacity * 2, count + n)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         larger.update(from: storage, count: count)
