@@ -41,13 +41,29 @@ final class ReplyHead {
     deinit { storage.deallocate() }
 
     /// Writes the head of a reply with `status` and the handler's `headers` to `request`.
-    func write(status: Int, headers: [(name: String, value: String)], bodyLength: Int,
-                        request: Request, date: UnsafePointer<CChar>, draining: Bool, defaultContentType: String) {
+    func write(status: Int, headers: [(name: String, value: String)], bodyLength: Int, request: Request,
+               date: UnsafePointer<CChar>, draining: Bool, defaultContentType: String) {
         count = 0
         dropped.removeAll(keepingCapacity: true)
+        put("HTTP/1.")
+        putDecimal(request.minorVersion == 0 ? 0 : 1)
+        put(" ")
+        putDecimal(status)
+        put(" ")
+        put(HTTPResponse.reasonPhrase(for: status))
+        put("\r\n")
+        // The handler's headers, in one pass that notes which of those added below it gave itself.
         var hasDate = false, hasLength = false, hasType = false, hasNoSniff = false
         var connection: String? = nil
-        for (name, _) in headers {
+        for (name, value) in headers {
+            if asciiCaseInsensitiveEquals(name, "Connection") {
+                if connection == nil { connection = value }
+                continue
+            }
+            guard putField(name, value) else {
+                dropped.append(name)
+                continue
+            }
             if asciiCaseInsensitiveEquals(name, "Date") {
                 hasDate = true
             } else if asciiCaseInsensitiveEquals(name, "Content-Length")
@@ -59,13 +75,6 @@ final class ReplyHead {
                 hasNoSniff = true
             }
         }
-        put("HTTP/1.")
-        putDecimal(request.minorVersion == 0 ? 0 : 1)
-        put(" ")
-        putDecimal(status)
-        put(" ")
-        put(HTTPResponse.reasonPhrase(for: status))
-        put("\r\n")
         if !hasDate {
             put("Date: ")
             var p = date
@@ -77,13 +86,6 @@ final class ReplyHead {
             put("Content-Length: ")
             putDecimal(bodyLength)
             put("\r\n")
-        }
-        for (name, value) in headers {
-            if asciiCaseInsensitiveEquals(name, "Connection") {
-                if connection == nil { connection = value }
-                continue
-            }
-            if !putField(name, value) { dropped.append(name) }
         }
         if !hasNoSniff { put("X-Content-Type-Options: nosniff\r\n") }
         if allowsBody && !request.isHead && !hasType {

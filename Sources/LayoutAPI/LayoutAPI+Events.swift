@@ -21,12 +21,7 @@ extension LayoutAPI {
         // copy may not have heard of it yet: catch up first, so the stream never goes back.
         if sharedStore, let seen = request.header("Last-Event-ID").flatMap({ Int($0) }),
            seen > session.liveRevision ?? .max {
-            do throws(Failure) {
-                guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
-                session = current
-            } catch {
-                return error.response
-            }
+            do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
         }
         guard session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
         var response = APIResponse(status: 200, headers: [

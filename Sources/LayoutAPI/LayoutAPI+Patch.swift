@@ -63,12 +63,7 @@ extension LayoutAPI {
             switch outcome {
             case .failure(let failure) where failure.staleSession && attempt < Self.fencedRetries:
                 // Another node wrote the session since this copy was read: catch up, decide again.
-                do throws(Failure) {
-                    guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
-                    session = current
-                } catch {
-                    return error.response
-                }
+                do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
                 attempt += 1
             case .failure(let failure):
                 return failure.response

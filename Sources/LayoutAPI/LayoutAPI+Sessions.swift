@@ -282,12 +282,7 @@ extension LayoutAPI {
             guard let failure else { break }
             guard failure.staleSession, attempt < Self.fencedRetries else { return failure.response }
             // The id was deleted (and perhaps created again) by another node: catch up, decide again.
-            do throws(Failure) {
-                guard let current = try catchUp(session) else { return Problems.sessionNotFound(id) }
-                session = current
-            } catch {
-                return error.response
-            }
+            do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
             attempt += 1
         }
         if durability != nil { releaseStoredSession() }

@@ -100,6 +100,12 @@ extension LayoutAPI {
         return live < hint.revision
     }
 
+    /// `catchUp` for a request that goes on with the session: a 404 when it was deleted elsewhere.
+    func caughtUp(_ session: Session) throws(Failure) -> Session {
+        guard let current = try catchUp(session) else { throw Failure(Problems.sessionNotFound(session.id)) }
+        return current
+    }
+
     /// Brings `session` up to the stored session and answers the session to use for its id:
     /// `session` itself, the stored one when the id was deleted and created again elsewhere, or
     /// nil when it was deleted (its event streams end with `deleted`). A 503 when the store cannot

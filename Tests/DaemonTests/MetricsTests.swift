@@ -36,23 +36,6 @@ struct MetricsTests {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Int32 in
-                guard bind(fd, p, length) == 0 else { return -1 }
-                return getsockname(fd, p, &length)
-            }
-        }
-        guard bound == 0 else { throw TestFailure("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Makes traffic the metrics must show: 3 healthz, a created session, a 404.
     static func makeTraffic(_ daemon: Daemon) throws {
         let c = try daemon.connect()
@@ -105,7 +88,7 @@ struct MetricsTests {
                 static_configs:
                   - targets: ["127.0.0.1:\(daemon.port)"]
             """.write(to: config, atomically: true, encoding: .utf8)
-        let port = try Self.freePort()
+        let port = try freeLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prometheus)
         process.arguments = ["--config.file=" + config.path, "--storage.tsdb.path=" + directory.appendingPathComponent("data").path,
