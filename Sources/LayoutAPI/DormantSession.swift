@@ -18,6 +18,7 @@ struct DormantSession: Sendable {
     let canonical: CanonicalDocument
     let revision: Int
     let generation: UInt64
+    let writeID: UInt64
     var alive: Bool
     /// Relative frames at the time it fell asleep, in view order.
     let frames: [Frame]
@@ -29,6 +30,7 @@ struct DormantSession: Sendable {
         canonical = state.canonical.stored
         revision = state.revision
         generation = state.generation
+        writeID = state.writeID
         alive = state.alive
         frames = state.frames.map(\.frame)
         delegates = state.system.rememberedDelegates
@@ -36,10 +38,11 @@ struct DormantSession: Sendable {
 
     /// A session as the session store holds it (its document replayed to canonical form): it has
     /// no frames yet; its first wake solves them, as any wake would.
-    init(canonical: CanonicalDocument, revision: Int, generation: UInt64, delegates: [String: Bool]) {
+    init(canonical: CanonicalDocument, revision: Int, generation: UInt64, writeID: UInt64, delegates: [String: Bool]) {
         self.canonical = canonical
         self.revision = revision
         self.generation = generation
+        self.writeID = writeID
         self.alive = true
         self.frames = []
         self.delegates = delegates
@@ -57,13 +60,13 @@ struct DormantSession: Sendable {
               case .success(let document) = DocumentParser.parse(json, limits: limits) else {
             var dead = SessionState(canonical: CanonicalDocument(.object(JSONObject())),
                                     system: LayoutSystem(document: Document()), revision: revision,
-                                    generation: generation, diagnostics: Diagnostics())
+                                    generation: generation, diagnostics: Diagnostics(), writeID: writeID)
             dead.alive = false
             return dead
         }
         let (system, diagnostics) = SessionState.solve(document, delegateMemory: delegates)
         var state = SessionState(canonical: canonical, system: system, revision: revision,
-                                 generation: generation, diagnostics: diagnostics)
+                                 generation: generation, diagnostics: diagnostics, writeID: writeID)
         if state.frames.count == frames.count {
             for i in frames.indices { state.frames[i].frame = frames[i] }
         }

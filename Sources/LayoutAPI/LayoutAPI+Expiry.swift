@@ -9,6 +9,8 @@ import Storage
 ///    time of its last use (not a write per read: a GET costs nothing more);
 /// 2. deletes the stored sessions whose last recorded use is older than the idle time-out.
 /// A stored session woken after its idle time-out (before a sweep saw it) is expired instead.
+/// Both ask the store in one conditional statement on its last use, so no node deletes a session
+/// another node used since; the registry's own idle expiry only drops this node's copy.
 extension LayoutAPI {
     /// Overlap between two sweeps' windows of uses: a lookup reads the clock before it takes the
     /// registry's lock, so a use stamped just before a sweep may land just after it.
@@ -58,14 +60,17 @@ extension LayoutAPI {
     }
 
     /// Whether `stored` (not in memory, about to wake) has been idle past the time-out: then it is
-    /// deleted as expiry would have, and the request finds no session.
+    /// expired as a sweep would have, and the request finds no session. The store decides, in one
+    /// conditional step on its own record of the last use: a use by another node since `stored`
+    /// was read keeps it (and the request wakes it). A store that cannot answer expires nothing.
     func expireIfIdle(_ stored: StoredSession) -> Bool {
         let idle = configuration.sessionIdleTimeoutSeconds
-        guard let durability, idle > 0,
-              storeTime(durability, now: configuration.clock()) - stored.lastUsed >= idle else { return false }
-        if (try? durability.storage.delete(id: stored.id, generation: stored.generation)) != nil {
-            storedCount.withLock { $0 -= 1 }
-        }
+        guard let durability, idle > 0 else { return false }
+        let cutoff = storeTime(durability, now: configuration.clock()) - idle
+        guard stored.lastUsed < cutoff,
+              (try? durability.storage.expire(id: stored.id, generation: stored.generation, before: cutoff)) == true
+        else { return false }
+        storedCount.withLock { $0 -= 1 }
         return true
     }
 }

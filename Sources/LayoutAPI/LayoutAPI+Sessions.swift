@@ -65,6 +65,8 @@ extension LayoutAPI {
     /// generation set in `state`), then added to the registry, so that no request ever sees a
     /// session that is not stored. With a store, `maxSessions` is checked against the store.
     private func insertNew(_ id: String, _ state: inout SessionState) -> NewSession {
+        // What every store computes for a create (the chain's first link).
+        state.writeID = WriteChain.created(state.canonical.bytes)
         if durability != nil && !reserveStoredSession() {
             return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
         }
@@ -170,7 +172,7 @@ extension LayoutAPI {
                 if let session = try findSession(id) {
                     // A changed document replaces the state without looking at it: a dormant
                     // session is not woken (its document solved) only to be dropped.
-                    let outcome: PutOutcome = session.replacing { tag, alive, canonical in
+                    let outcome: PutOutcome = session.replacing { tag, writeID, alive, canonical in
                         guard alive else { return .answer(.retry) }
                         if let failure = preconditionFailure(tag) { return .answer(.failed(failure)) }
                         guard canonical != prepared.canonical else {
@@ -180,7 +182,7 @@ extension LayoutAPI {
                         // revision, goes through the commit point, which makes it the next one.
                         var st = SessionState(canonical: prepared.canonical, system: prepared.system,
                                               revision: tag.revision, generation: tag.generation,
-                                              diagnostics: prepared.diagnostics)
+                                              diagnostics: prepared.diagnostics, writeID: writeID)
                         let change = SessionChange(solve: .solved, canonical: .document(prepared.canonical),
                                                    logged: .document(prepared.canonical))
                         var timing = prepared.timing

@@ -26,12 +26,16 @@ extension LayoutAPI {
     /// for sessions with subscribers; nothing here waits for a session's state lock.
     func heard(_ notice: StoreNotice) {
         switch notice {
-        case .changed(let id, let generation, let revision, let patch):
+        case .changed(let id, let generation, let revision, let writeID, let patch):
             guard let session = store.peek(id) else { return }
-            let change = Change(generation: generation, revision: revision,
+            let change = Change(generation: generation, revision: revision, writeID: writeID,
                                 patch: patch.map { StoredPatch(revision: revision, bytes: $0) })
             mark(session, change) { hint in
-                if generation == hint.generation { hint.revision = max(hint.revision, revision) } else { hint.otherGeneration = true }
+                guard generation == hint.generation else { hint.otherGeneration = true; return }
+                if revision >= hint.revision {
+                    hint.revision = revision
+                    hint.writeID = writeID
+                }
             }
         case .deleted(let id, let generation):
             guard let session = store.peek(id) else { return }
@@ -46,6 +50,7 @@ extension LayoutAPI {
     private struct Change {
         var generation: UInt64
         var revision: Int
+        var writeID: UInt64?
         var patch: StoredPatch?
     }
 
@@ -81,8 +86,11 @@ extension LayoutAPI {
     private func follow(_ change: Change, _ session: Session) -> Applied {
         session.withState { st in
             guard st.alive, st.generation == change.generation else { return .needsStore }
-            if st.revision >= change.revision { return .done }
-            if let patch = change.patch, st.revision == patch.revision - 1, apply(patch, to: &st, events: session.events) {
+            if st.revision > change.revision { return .done }
+            // The same revision with other content: this copy holds a revision the store lost.
+            if st.revision == change.revision { return change.writeID.map { $0 == st.writeID } ?? true ? .done : .needsStore }
+            if let patch = change.patch, st.revision == patch.revision - 1, apply(patch, to: &st, events: session.events),
+               change.writeID.map({ $0 == st.writeID }) ?? true {
                 return .done
             }
             return .needsStore
@@ -95,9 +103,11 @@ extension LayoutAPI {
         let epoch = noticeEpoch.withLock { $0 }
         let hint = session.heard.withLock { $0 }
         if hint.otherGeneration || hint.epoch < epoch { return true }
-        // Own writes are noticed too: behind only when the copy has not reached the revision.
-        guard hint.revision > 0, let live = session.liveRevision else { return false }
-        return live < hint.revision
+        // Own writes are noticed too: behind only when the copy has not reached the revision, or
+        // holds it with other content (a revision the store lost, made again by another node).
+        guard hint.revision > 0, let live = session.liveVersion else { return false }
+        return live.revision < hint.revision
+            || (live.revision == hint.revision && hint.writeID.map { $0 != live.writeID } ?? false)
     }
 
     /// `catchUp` for a request that goes on with the session: a 404 when it was deleted elsewhere.
@@ -144,17 +154,19 @@ extension LayoutAPI {
     /// Applies to `st` the stored revisions it has not seen (see the type's comment); false when
     /// the stored session cannot be read back. Under the session's lock.
     private func synchronize(_ st: inout SessionState, with stored: StoredSession, events: SessionEvents) -> Bool {
-        guard stored.revision > st.revision else { return true }
-        if stored.snapshotRevision <= st.revision {
+        if stored.revision == st.revision && stored.writeID == st.writeID { return true }
+        // Stored patches apply on top of the copy only when it is an earlier state of the stored
+        // session: the write ids must meet at the end, or the copy held a revision the store lost.
+        if stored.revision > st.revision && stored.snapshotRevision <= st.revision {
             for patch in stored.patches where patch.revision > st.revision {
                 guard apply(patch, to: &st, events: events) else { break }
             }
-            if st.revision == stored.revision { return true }
+            if st.revision == stored.revision && st.writeID == stored.writeID { return true }
         }
         guard let bytes = try? stored.document(replay: SessionDurability.replay),
               let json = try? JSONParser.parse(bytes, maxDepth: 1024) else { return false }
         let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
-                                     generation: stored.generation, delegates: stored.delegates)
+                                     generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         st = dormant.wake(limits: limits)
         events.publish(st)
         return true

@@ -29,7 +29,7 @@ extension LayoutAPI {
             throw Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
         }
         let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
-                                     generation: stored.generation, delegates: stored.delegates)
+                                     generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch)
         switch store.insert(session) {
         case .inserted: return session

@@ -26,7 +26,7 @@ public final class LayoutAPI: Sendable {
     let storedCount: Locked<Int>
     /// With a shared store (several nodes): how many times notices were lost (`StoreNotice.lost`);
     /// a session whose `StoreHint.epoch` is behind it is checked against the store before use.
-    let noticeEpoch = Locked(0)
+    let noticeEpoch: Locked<Int>
     /// Whether other nodes write the store too (`SessionStorage.isShared`).
     let sharedStore: Bool
     /// Where sessions with subscribers catch up with writes of other nodes (`heard(_:)`), one at
@@ -44,27 +44,20 @@ public final class LayoutAPI: Sendable {
         self.configuration = configuration
         // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`).
         let storage: (any SessionStorage)? = storage.map { MeasuredSessionStorage($0) }
-        let durability = storage.map { SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock()) }
+        let noticeEpoch = Locked(0)
+        self.noticeEpoch = noticeEpoch
+        let durability = storage.map {
+            SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock(), noticeEpoch: noticeEpoch)
+        }
         // A count that fails here fails again at the first write, which answers 503.
         let storedCount = Locked((try? storage?.count()) ?? 0)
-        // Expiry deletes from the store too. A failed delete leaves the session stored: it wakes
-        // again on its next request (nothing acknowledged is lost, nothing is half done).
-        var onExpired: (@Sendable ([Session]) -> Void)? = nil
-        if let storage {
-            onExpired = { @Sendable (sessions: [Session]) in
-                for s in sessions {
-                    guard let generation = s.generation else { continue }
-                    if (try? storage.delete(id: s.id, generation: generation)) != nil {
-                        storedCount.withLock { $0 -= 1 }
-                    }
-                }
-            }
-        }
-        // With a store, the registry is a cache of stored sessions: the limit applies to the store.
+        // With a store, the registry is a cache of stored sessions: the limit applies to the store,
+        // and idle expiry of a copy only drops the copy; the store expires the session itself
+        // (`sweepStored`, `expireIfIdle`: conditional on its last use by any node).
         self.store = SessionStore(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
                                   maxResident: configuration.maxResidentSessions,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
-                                  clock: configuration.clock, onExpired: onExpired)
+                                  clock: configuration.clock, copiesOnly: storage != nil)
         self.cors = CORS(origins: configuration.corsOrigins)
         self.limits = configuration.documentLimits
         self.durability = durability
@@ -92,11 +85,15 @@ public final class LayoutAPI: Sendable {
         return response
     }
 
-    /// Drops sessions idle for longer than the time-out; returns how many. The daemon may call it
-    /// on a timer (expiry also happens lazily on access). With a store, also records the uses
-    /// since the last sweep and expires stored sessions nobody asked for (`sweepStored`).
+    /// Expires sessions idle for longer than the time-out; returns how many. The daemon may call
+    /// it on a timer (expiry also happens lazily on access). With a store, the copies idle here are
+    /// dropped, the uses since the last sweep recorded, and the sessions the store says nobody used
+    /// expired (`sweepStored`): those are the ones counted.
     @discardableResult
-    public func sweep() -> Int { store.sweep() + sweepStored() }
+    public func sweep() -> Int {
+        let dropped = store.sweep()
+        return durability == nil ? dropped : sweepStored()
+    }
 
     /// Sessions currently held (expired ones not yet swept included).
     public var sessionCount: Int { durability == nil ? store.count : storedCount.withLock { $0 } }

@@ -30,24 +30,30 @@ final class MeasuredSessionStorage: SessionStorage {
     }
 
     func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
-                 delegates: [String: Bool]) throws(StorageError) {
+                 delegates: [String: Bool], base fence: UInt64?) throws(StorageError) {
         try timed(.replace) { () throws(StorageError) in
-            try base.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
+            try base.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates,
+                             base: fence)
         }
     }
 
     @discardableResult
     func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+                     delegates: [String: Bool]?, base fence: UInt64?) throws(StorageError) -> AppendResult {
         try timed(.appendPatch) { () throws(StorageError) in
-            try base.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
+            try base.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates,
+                                 base: fence)
         }
     }
 
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base fence: UInt64?) throws(StorageError) {
         try timed(.saveSnapshot) { () throws(StorageError) in
-            try base.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+            try base.saveSnapshot(id: id, generation: generation, revision: revision, document: document, base: fence)
         }
+    }
+
+    func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        try timed(.delete) { () throws(StorageError) in try base.expire(id: id, generation: generation, before: time) }
     }
 
     func delete(id: String, generation: UInt64) throws(StorageError) {

@@ -94,12 +94,13 @@ final class Session: Sendable {
     /// Runs `decide` under the session's lock on its revision, liveness and canonical document,
     /// and does what it answers: a dormant session is woken only for `.withState`. PUT replaces a
     /// session this way, without solving the document it is about to drop.
-    func replacing<R>(_ decide: (_ tag: SessionTag, _ alive: Bool, _ canonical: CanonicalDocument) -> Replacement<R>) -> R {
+    func replacing<R>(_ decide: (_ tag: SessionTag, _ writeID: UInt64, _ alive: Bool,
+                                 _ canonical: CanonicalDocument) -> Replacement<R>) -> R {
         slot.withLock { held in
             let decision: Replacement<R>
             switch held.slot {
-            case .resident(let box): decision = decide(box.state.tag, box.state.alive, box.state.canonical)
-            case .dormant(let d): decision = decide(d.tag, d.alive, d.canonical)
+            case .resident(let box): decision = decide(box.state.tag, box.state.writeID, box.state.alive, box.state.canonical)
+            case .dormant(let d): decision = decide(d.tag, d.writeID, d.alive, d.canonical)
             case .moving: preconditionFailure("Session.replacing re-entered")
             }
             switch decision {
@@ -134,6 +135,18 @@ final class Session: Sendable {
 
     /// The revision while the session is alive; nil once deleted or expired. Never wakes it.
     var liveRevision: Int? { liveTag?.revision }
+
+    /// The revision and its write id while the session is alive; nil once deleted or expired.
+    /// Never wakes it.
+    var liveVersion: (revision: Int, writeID: UInt64)? {
+        slot.withLock { held in
+            switch held.slot {
+            case .resident(let box): return box.state.alive ? (box.state.revision, box.state.writeID) : nil
+            case .dormant(let d): return d.alive ? (d.revision, d.writeID) : nil
+            case .moving: return nil
+            }
+        }
+    }
 
     /// The tag while the session is alive; nil once deleted or expired. Never wakes it.
     var liveTag: SessionTag? { withLifecycle { tag, alive in alive ? tag : nil } }
@@ -188,6 +201,10 @@ struct SessionState: Sendable {
     var revision: Int
     /// New each time the session's id is created (`SessionTag`); kept by the store.
     var generation: UInt64
+    /// The write id of `revision` (`WriteChain`): what the store's fence compares, so that a copy
+    /// holding a revision the store lost is refused rather than built on. Kept with or without a
+    /// store (a hash of each change: cheap next to parsing it).
+    var writeID: UInt64
     /// Diagnostics of `system`, computed once per revision.
     var diagnostics: Diagnostics
     /// Frames of `system` relative to the parent, in view order (compared by the next PATCH).
@@ -204,7 +221,8 @@ struct SessionState: Sendable {
     var alive = true
 
     init(canonical: CanonicalDocument, system: LayoutSystem, revision: Int, generation: UInt64,
-         diagnostics: Diagnostics) {
+         diagnostics: Diagnostics, writeID: UInt64 = 0) {
+        self.writeID = writeID
         self.canonical = canonical
         self.system = system
         self.revision = revision

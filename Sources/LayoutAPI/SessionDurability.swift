@@ -14,21 +14,40 @@ struct SessionDurability: Sendable {
     let storeClockOffset: Double
     /// The API's clock reading up to which sessions' uses are recorded in the store (`recordUses`).
     let usesRecorded = Locked(0.0)
+    /// The API's `noticeEpoch`: moved on by every write that failed other than by a conflict.
+    /// A failed write may have been committed (a connection lost before the answer) or may come
+    /// with a store that lost acknowledged writes (a server restarted): every copy is checked
+    /// against the store before its next use.
+    let noticeEpoch: Locked<Int>
 
     /// Makes `record` durable for (id, generation): a merge patch is appended (a record of the
     /// patch's size), a document replaces the stored one. `delegatesBefore` is the memory the
     /// stored session already has: an unchanged one is not written again. Answers whether the
     /// store wants a snapshot of the new document (`AppendResult.snapshotDue`).
-    func write(_ record: CommitRecord, id: String, generation: UInt64,
+    /// `base`: the write id of the revision the change builds on (the copy's).
+    func write(_ record: CommitRecord, id: String, generation: UInt64, base: UInt64,
                delegatesBefore: [String: Bool]?) throws(StorageError) -> Bool {
+        do throws(StorageError) {
+            return try unfencedWrite(record, id: id, generation: generation, base: base, delegatesBefore: delegatesBefore)
+        } catch {
+            if case .conflict = error {} else { storeFailed() }
+            throw error
+        }
+    }
+
+    /// A write failed other than by a conflict (see `noticeEpoch`).
+    func storeFailed() { noticeEpoch.withLock { $0 += 1 } }
+
+    private func unfencedWrite(_ record: CommitRecord, id: String, generation: UInt64, base: UInt64,
+                               delegatesBefore: [String: Bool]?) throws(StorageError) -> Bool {
         switch record.change {
         case .mergePatch(let bytes):
             let delegates = record.delegates == delegatesBefore ? nil : record.delegates
             return try storage.appendPatch(id: id, generation: generation, revision: record.revision, patch: bytes,
-                                           delegates: delegates).snapshotDue
+                                           delegates: delegates, base: base).snapshotDue
         case .document(let document):
             try storage.replace(id: id, generation: generation, revision: record.revision, document: document.bytes,
-                                delegates: record.delegates)
+                                delegates: record.delegates, base: base)
             return false
         }
     }
@@ -37,8 +56,8 @@ struct SessionDurability: Sendable {
     /// commit installed it. A failure is not reported: the patch itself is already durable, a
     /// missing snapshot only makes the next load replay more patches, and the store asks again at
     /// the next PATCH (`snapshotDue` stays true until one is saved).
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) {
-        try? storage.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], writeID: UInt64) {
+        try? storage.saveSnapshot(id: id, generation: generation, revision: revision, document: document, base: writeID)
     }
 
     /// The API's rule for a PATCH, for replaying stored patches (`DocumentParser.replay`).

@@ -68,11 +68,16 @@ extension SessionState {
 
         // 2. The durability seam (see above): nothing but `system` has changed yet.
         var snapshotDue = false
+        let nextWriteID: UInt64
+        switch change.logged {
+        case .mergePatch(let bytes): nextWriteID = WriteChain.patched(after: writeID, bytes)
+        case .document(let document): nextWriteID = WriteChain.replaced(after: writeID, document.bytes)
+        }
         if let durable {
             let record = CommitRecord(change: change.logged, revision: revision + 1,
                                       delegates: system.rememberedDelegates)
             do throws(StorageError) {
-                snapshotDue = try durable.store.write(record, id: durable.id, generation: generation,
+                snapshotDue = try durable.store.write(record, id: durable.id, generation: generation, base: writeID,
                                                       delegatesBefore: delegatesBefore)
             } catch {
                 // `.solved` (PUT): the caller's new state is simply not installed.
@@ -91,13 +96,14 @@ extension SessionState {
             memberContext = nil
         }
         revision += 1
+        writeID = nextWriteID
         diagnostics = solvedDiagnostics
         // A `.solved` state was made with its frames; an edit moved some.
         var changed: [Int] = []
         if case .edit = change.solve { changed = refreshFrames() }
         if snapshotDue, let durable {
             durable.store.saveSnapshot(id: durable.id, generation: generation, revision: revision,
-                                       document: canonical.bytes)
+                                       document: canonical.bytes, writeID: writeID)
         }
 
         // 4. Publish.

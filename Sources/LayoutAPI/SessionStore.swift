@@ -31,9 +31,11 @@ final class SessionStore: Sendable {
     }
 
     private let table: Locked<Table>
-    /// Called with the sessions idle expiry dropped (already marked dead), outside every lock:
-    /// the API deletes them from the session store.
-    let onExpired: (@Sendable ([Session]) -> Void)?
+    /// With a session store, the registry holds copies and idle expiry here only drops a copy:
+    /// whether the session itself expired is the store's to say (`LayoutAPI.sweepStored`), since
+    /// other nodes may be using it. A copy with event streams is kept (its streams end when the
+    /// store expires the session, or follow it while other nodes edit it).
+    let copiesOnly: Bool
     let maxSessions: Int
     /// Most sessions kept resident; 0: no limit.
     let maxResident: Int
@@ -59,8 +61,8 @@ final class SessionStore: Sendable {
     var residentBatch: Int { max(1, maxResident / 16) }
 
     init(maxSessions: Int, maxResident: Int = 0, idleTimeout: Double, clock: @escaping @Sendable () -> Double,
-         onExpired: (@Sendable ([Session]) -> Void)? = nil) {
-        self.onExpired = onExpired
+         copiesOnly: Bool = false) {
+        self.copiesOnly = copiesOnly
         self.maxSessions = maxSessions
         self.maxResident = maxResident
         self.idleTimeout = idleTimeout
@@ -172,7 +174,7 @@ final class SessionStore: Sendable {
     // MARK: private
 
     private func isExpired(_ e: Entry, now: Double) -> Bool {
-        idleTimeout > 0 && now - e.lastUsed >= idleTimeout
+        idleTimeout > 0 && now - e.lastUsed >= idleTimeout && !(copiesOnly && e.session.events.count > 0)
     }
 
     private func sweepIfDue(_ t: inout Table, now: Double) -> [Session] {
@@ -231,8 +233,8 @@ final class SessionStore: Sendable {
         guard !sessions.isEmpty else { return }
         for s in sessions {
             s.retire()
+            // A copy (`copiesOnly`) has no streams: the session lives on in the store.
             s.events.end(sessionID: s.id, reason: "expired")
         }
-        onExpired?(sessions)
     }
 }

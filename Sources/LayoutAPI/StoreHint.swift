@@ -6,6 +6,8 @@ struct StoreHint: Sendable {
     let generation: UInt64
     /// The highest revision a notice named for this generation (this node's own writes included).
     var revision = 0
+    /// The write id the latest notice of `revision` named (`WriteChain`), when it named one.
+    var writeID: UInt64?
     /// A notice named another generation of the id, or its delete: this copy is dead.
     var otherGeneration = false
     /// `LayoutAPI.noticeEpoch` when the session was last read from or checked against the store.

@@ -11,7 +11,8 @@ import Storage
 /// generation that wrote them so `check` can tell a leftover from a live one. Generations come
 /// from a sequence: never handed out twice, whatever is deleted.
 enum PostgresSchema {
-    static let version = 1
+    /// 2: `layoutd_sessions.write_id`, the write id (`WriteChain`) of the session's revision.
+    static let version = 2
 
     static func create(firstGeneration: UInt64) -> String { """
         CREATE TABLE layoutd_schema (version integer NOT NULL);
@@ -26,7 +27,8 @@ enum PostgresSchema {
             patch_count integer NOT NULL,
             patch_bytes bigint NOT NULL,
             delegates text NOT NULL,
-            last_used double precision NOT NULL
+            last_used double precision NOT NULL,
+            write_id bigint NOT NULL DEFAULT 0
         );
         CREATE TABLE layoutd_patches (
             id text COLLATE "C" NOT NULL,
@@ -63,7 +65,12 @@ enum PostgresSchema {
                     throw StorageError.unavailable("the PostgreSQL database has layoutd schema version \(found), "
                                                    + "written by a newer layoutd (this one knows \(version))")
                 }
-                // Migrations from older versions go here, one step each, inside this transaction.
+                // Migrations from older versions, one step each, inside this transaction.
+                if found < 2 {
+                    // Sessions stored before write ids chain on from 0 on every node.
+                    try c.execute("ALTER TABLE layoutd_sessions ADD COLUMN write_id bigint NOT NULL DEFAULT 0")
+                    try c.execute("UPDATE layoutd_schema SET version = 2")
+                }
             }
             try c.execute("COMMIT")
         } catch {
@@ -75,66 +82,70 @@ enum PostgresSchema {
 
 /// The statements, prepared on each connection on first use.
 enum SQL {
-    private static let notifyChanged = "pg_notify('layoutd_sessions', 'c ' || generation || ' ' || revision || ' ' || id)"
+    private static let notifyChanged =
+        "pg_notify('layoutd_sessions', 'c ' || generation || ' ' || revision || ' ' || write_id || ' ' || id)"
     /// A PATCH's notice carries the patch (hex: a payload is text without NUL, and must stay under
     /// PostgreSQL's 8000 bytes), so that nodes following the session apply it without a read;
     /// a larger patch sends the plain notice.
     private static let notifyAppended = """
         pg_notify('layoutd_sessions', CASE WHEN length($4) <= \(maxNoticePatchBytes)
-            THEN 'p ' || generation || ' ' || revision || ' ' || encode($4, 'hex') || ' ' || id
-            ELSE 'c ' || generation || ' ' || revision || ' ' || id END)
+            THEN 'p ' || generation || ' ' || revision || ' ' || write_id || ' ' || encode($4, 'hex') || ' ' || id
+            ELSE 'c ' || generation || ' ' || revision || ' ' || write_id || ' ' || id END)
         """
     static let maxNoticePatchBytes = 3_800
 
-    /// $1 id, $2 revision, $3 document, $4 delegates, $5 now → the new generation; no row: the id exists.
+    /// $1 id, $2 revision, $3 document, $4 delegates, $5 now, $6 write id → the new generation;
+    /// no row: the id exists.
     static let create = PostgresStatement(name: "create", sql: """
         WITH s AS (
             INSERT INTO layoutd_sessions (id, generation, revision, snapshot, snapshot_revision, snapshot_bytes,
-                                          patch_count, patch_bytes, delegates, last_used)
-            VALUES ($1, nextval('layoutd_generation'), $2, $3, $2, length($3), 0, 0, $4, $5)
+                                          patch_count, patch_bytes, delegates, last_used, write_id)
+            VALUES ($1, nextval('layoutd_generation'), $2, $3, $2, length($3), 0, 0, $4, $5, $6)
             ON CONFLICT (id) DO NOTHING
-            RETURNING id, generation, revision)
+            RETURNING id, generation, revision, write_id)
         SELECT generation, \(notifyChanged) FROM s
-        """, types: [.text, .int4, .bytea, .text, .float8])
+        """, types: [.text, .int4, .bytea, .text, .float8, .int8])
 
-    /// $1 id, $2 generation, $3 revision, $4 document, $5 delegates, $6 now; no row: fenced off.
+    /// $1 id, $2 generation, $3 revision, $4 document, $5 delegates, $6 now, $7 base write id,
+    /// $8 new write id; no row: fenced off.
     static let replace = PostgresStatement(name: "replace", sql: """
         WITH s AS (
             UPDATE layoutd_sessions SET revision = $3, snapshot = $4, snapshot_revision = $3, snapshot_bytes = length($4),
-                                        patch_count = 0, patch_bytes = 0, delegates = $5, last_used = $6
-            WHERE id = $1 AND generation = $2 AND revision = $3 - 1
-            RETURNING id, generation, revision),
+                                        patch_count = 0, patch_bytes = 0, delegates = $5, last_used = $6, write_id = $8
+            WHERE id = $1 AND generation = $2 AND revision = $3 - 1 AND write_id = $7
+            RETURNING id, generation, revision, write_id),
         d AS (DELETE FROM layoutd_patches p USING s WHERE p.id = s.id)
         SELECT \(notifyChanged) FROM s
-        """, types: [.text, .int8, .int4, .bytea, .text, .float8])
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8])
 
-    /// $1 id, $2 generation, $3 revision, $4 patch, $5 delegates (null: unchanged), $6 now →
-    /// patch_count, patch_bytes, snapshot_bytes after it; no row: fenced off. A patch row already
-    /// at (id, revision) can only be a leftover (the fence passed): it is overwritten.
+    /// $1 id, $2 generation, $3 revision, $4 patch, $5 delegates (null: unchanged), $6 now, $7 base
+    /// write id, $8 new write id → patch_count, patch_bytes, snapshot_bytes after it; no row: fenced
+    /// off. A patch row already at (id, revision) can only be a leftover (the fence passed): it is
+    /// overwritten.
     static let append = PostgresStatement(name: "append", sql: """
         WITH s AS (
             UPDATE layoutd_sessions SET revision = $3, patch_count = patch_count + 1,
                                         patch_bytes = patch_bytes + length($4),
-                                        delegates = coalesce($5, delegates), last_used = $6
-            WHERE id = $1 AND generation = $2 AND revision = $3 - 1
-            RETURNING id, generation, revision, patch_count, patch_bytes, snapshot_bytes),
+                                        delegates = coalesce($5, delegates), last_used = $6, write_id = $8
+            WHERE id = $1 AND generation = $2 AND revision = $3 - 1 AND write_id = $7
+            RETURNING id, generation, revision, patch_count, patch_bytes, snapshot_bytes, write_id),
         p AS (
             INSERT INTO layoutd_patches (id, generation, revision, bytes) SELECT id, generation, revision, $4 FROM s
             ON CONFLICT (id, revision) DO UPDATE SET generation = excluded.generation, bytes = excluded.bytes)
         SELECT patch_count, patch_bytes, snapshot_bytes, \(notifyAppended) FROM s
-        """, types: [.text, .int8, .int4, .bytea, .text, .float8])
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8])
 
-    /// $1 id, $2 generation, $3 revision (the stored one), $4 document; no row: fenced off. No
-    /// notice: the session's content does not change.
+    /// $1 id, $2 generation, $3 revision (the stored one), $4 document, $5 its write id (null:
+    /// any); no row: fenced off. No notice: the session's content does not change.
     static let snapshot = PostgresStatement(name: "snapshot", sql: """
         WITH s AS (
             UPDATE layoutd_sessions SET snapshot = $4, snapshot_revision = revision, snapshot_bytes = length($4),
                                         patch_count = 0, patch_bytes = 0
-            WHERE id = $1 AND generation = $2 AND revision = $3
+            WHERE id = $1 AND generation = $2 AND revision = $3 AND ($5::bigint IS NULL OR write_id = $5)
             RETURNING id),
         d AS (DELETE FROM layoutd_patches p USING s WHERE p.id = s.id AND p.revision <= $3)
         SELECT 1 FROM s
-        """, types: [.text, .int8, .int4, .bytea])
+        """, types: [.text, .int8, .int4, .bytea, .int8])
 
     /// A delete is a transaction of its own (BEGIN, these two, COMMIT): its patches are deleted by a
     /// second statement, whose snapshot sees every patch committed before the session's row was
@@ -142,6 +153,10 @@ enum SQL {
     static let deleteSession = PostgresStatement(name: "delete_session", sql: """
         DELETE FROM layoutd_sessions WHERE id = $1 AND generation = $2 RETURNING revision
         """, types: [.text, .int8])
+    /// Idle expiry of one session, in place of `deleteSession`: $3 the time its last use must be before.
+    static let expireSession = PostgresStatement(name: "expire_session", sql: """
+        DELETE FROM layoutd_sessions WHERE id = $1 AND generation = $2 AND last_used < $3 RETURNING revision
+        """, types: [.text, .int8, .float8])
     static let deletePatches = PostgresStatement(name: "delete_patches", sql: """
         WITH d AS (DELETE FROM layoutd_patches WHERE id = $1)
         SELECT pg_notify('layoutd_sessions', 'd ' || $2 || ' ' || $1)
@@ -170,16 +185,17 @@ enum SQL {
 
     /// What is stored for $1, for a conflict's report.
     static let stored = PostgresStatement(name: "stored", sql: """
-        SELECT generation, revision FROM layoutd_sessions WHERE id = $1
+        SELECT generation, revision, write_id FROM layoutd_sessions WHERE id = $1
         """, types: [.text])
 
     /// The session's row first (column 6 null), then its patches in revision order: one statement,
     /// so one snapshot of both.
     static let load = PostgresStatement(name: "load", sql: """
-        SELECT generation, revision, snapshot_revision, delegates, last_used, snapshot, NULL::integer AS patch_revision
+        SELECT generation, revision, snapshot_revision, delegates, last_used, snapshot, NULL::integer AS patch_revision,
+               write_id
         FROM layoutd_sessions WHERE id = $1
         UNION ALL
-        SELECT generation, revision, NULL, NULL, NULL, bytes, revision FROM layoutd_patches WHERE id = $1
+        SELECT generation, revision, NULL, NULL, NULL, bytes, revision, NULL FROM layoutd_patches WHERE id = $1
         ORDER BY patch_revision NULLS FIRST
         """, types: [.text])
 

@@ -6,53 +6,77 @@ extension PostgresSessionStorage {
         let now = clock()
         return try write { c throws(StorageError) -> UInt64 in
             let rows = try c.run(SQL.create, [.text(id), .int(revision), .bytes(document),
-                                              .text(Self.delegateText(delegates)), .double(now)])
+                                              .text(Self.delegateText(delegates)), .double(now),
+                                              Self.value(WriteChain.created(document))])
             guard rows.count == 1 else { throw try conflict(c, id, 0, 0) }
             return UInt64(rows.int(0, 0))
         }
     }
 
     public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
-                        delegates: [String: Bool]) throws(StorageError) {
+                        delegates: [String: Bool], base: UInt64?) throws(StorageError) {
         let now = clock()
         try write { c throws(StorageError) in
+            let base = try resolved(base, c, id)
+            let writeID = WriteChain.replaced(after: base, document)
             let rows = try c.run(SQL.replace, [.text(id), .int(Int(generation)), .int(revision), .bytes(document),
-                                               .text(Self.delegateText(delegates)), .double(now)])
-            if rows.count != 1 { throw try conflict(c, id, generation, revision - 1) }
+                                               .text(Self.delegateText(delegates)), .double(now),
+                                               Self.value(base), Self.value(writeID)])
+            if rows.count != 1 { throw try conflict(c, id, generation, revision - 1, base) }
         }
     }
 
     @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                            delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+                            delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
         let now = clock()
         return try write { c throws(StorageError) -> AppendResult in
+            let base = try resolved(base, c, id)
+            let writeID = WriteChain.patched(after: base, patch)
             let rows = try c.run(SQL.append, [.text(id), .int(Int(generation)), .int(revision), .bytes(patch),
-                                              delegates.map { .text(Self.delegateText($0)) } ?? .null, .double(now)])
-            guard rows.count == 1 else { throw try conflict(c, id, generation, revision - 1) }
+                                              delegates.map { .text(Self.delegateText($0)) } ?? .null, .double(now),
+                                              Self.value(base), Self.value(writeID)])
+            guard rows.count == 1 else { throw try conflict(c, id, generation, revision - 1, base) }
             return AppendResult(snapshotDue: policy.isDue(patchCount: rows.int(0, 0), patchBytes: rows.int(0, 1),
                                                           snapshotBytes: rows.int(0, 2)))
         }
     }
 
-    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError) {
         try write { c throws(StorageError) in
-            let rows = try c.run(SQL.snapshot, [.text(id), .int(Int(generation)), .int(revision), .bytes(document)])
-            if rows.count != 1 { throw try conflict(c, id, generation, revision) }
+            let rows = try c.run(SQL.snapshot, [.text(id), .int(Int(generation)), .int(revision), .bytes(document),
+                                                base.map(Self.value) ?? .null])
+            if rows.count != 1 { throw try conflict(c, id, generation, revision, base) }
         }
     }
 
     public func delete(id: String, generation: UInt64) throws(StorageError) {
-        try write { c throws(StorageError) in
+        _ = try delete(id: id, generation: generation, idleBefore: nil)
+    }
+
+    public func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        try delete(id: id, generation: generation, idleBefore: time)
+    }
+
+    /// A delete, or with `idleBefore` an expiry (no row: not idle, or gone; not a conflict).
+    private func delete(id: String, generation: UInt64, idleBefore: Double?) throws(StorageError) -> Bool {
+        try write { c throws(StorageError) -> Bool in
             try c.execute("BEGIN")
             do throws(StorageError) {
-                let rows = try c.run(SQL.deleteSession, [.text(id), .int(Int(generation))])
+                let rows: PostgresRows
+                if let idleBefore {
+                    rows = try c.run(SQL.expireSession, [.text(id), .int(Int(generation)), .double(idleBefore)])
+                } else {
+                    rows = try c.run(SQL.deleteSession, [.text(id), .int(Int(generation))])
+                }
                 guard rows.count == 1 else {
                     try c.execute("ROLLBACK")
+                    if idleBefore != nil { return false }
                     throw try conflict(c, id, generation, nil)
                 }
                 _ = try c.run(SQL.deletePatches, [.text(id), .int(Int(generation))])
                 try c.execute("COMMIT")
+                return true
             } catch {
                 // A live connection left in a failed transaction goes back to the pool clean; a
                 // broken one is dropped by the pool.
@@ -121,12 +145,26 @@ extension PostgresSessionStorage {
 
     /// The conflict a fenced-off write reports: what it expected and what is stored now. `revision`
     /// nil (delete, touch): fenced on the generation only, reported with the stored revision.
-    func conflict(_ c: PostgresConnection, _ id: String, _ generation: UInt64, _ revision: Int?) throws(StorageError) -> StorageError {
+    func conflict(_ c: PostgresConnection, _ id: String, _ generation: UInt64, _ revision: Int?,
+                  _ base: UInt64? = nil) throws(StorageError) -> StorageError {
         let rows = try c.run(SQL.stored, [.text(id)])
-        let stored: (UInt64, Int)? = rows.count == 1 ? (UInt64(rows.int(0, 0)), rows.int(0, 1)) : nil
+        let stored: (UInt64, Int, UInt64)? = rows.count == 1
+            ? (UInt64(rows.int(0, 0)), rows.int(0, 1), UInt64(bitPattern: Int64(rows.int(0, 2)))) : nil
         return .conflict(Conflict(id: id, expectedGeneration: generation, expectedRevision: revision ?? stored?.1 ?? 0,
-                                  storedGeneration: stored?.0, storedRevision: stored?.1))
+                                  storedGeneration: stored?.0, storedRevision: stored?.1,
+                                  expectedWriteID: base, storedWriteID: stored?.2))
     }
+
+    /// The stored write id of `id` (0 when absent: the fence then fails on the row), for the
+    /// writes of tools that name no base.
+    private func resolved(_ base: UInt64?, _ c: PostgresConnection, _ id: String) throws(StorageError) -> UInt64 {
+        if let base { return base }
+        let rows = try c.run(SQL.stored, [.text(id)])
+        return rows.count == 1 ? UInt64(bitPattern: Int64(rows.int(0, 2))) : 0
+    }
+
+    /// A write id as a bigint parameter (its bits: PostgreSQL has no unsigned type).
+    static func value(_ writeID: UInt64) -> PostgresValue { .int(Int(Int64(bitPattern: writeID))) }
 
     static func delegateText(_ delegates: [String: Bool]) -> String {
         String(decoding: DelegateCoding.encode(delegates), as: UTF8.self)

@@ -114,7 +114,8 @@ public final class PostgresSessionStorage: SessionStorage, @unchecked Sendable {
         }
         var session = StoredSession(id: id, generation: UInt64(rows.int(0, 0)), revision: rows.int(0, 1),
                                     snapshot: rows.bytes(0, 5), snapshotRevision: rows.int(0, 2), patches: [],
-                                    delegates: delegates, lastUsed: rows.double(0, 4))
+                                    delegates: delegates, lastUsed: rows.double(0, 4),
+                                    writeID: UInt64(bitPattern: Int64(rows.int(0, 7))))
         for row in 1..<rows.count {
             session.patches.append(StoredPatch(revision: rows.int(row, 1), bytes: rows.bytes(row, 5)))
         }

@@ -16,7 +16,8 @@ import Storage
 /// a change of delegate memory, and an append at most once a second); the session's revision is
 /// its last patch's (or its snapshot's), and its last use at most a second later than the row's.
 enum SQLiteSchema {
-    static let version = 1
+    /// 2: the write id (`WriteChain`) of the row's revision and of each patch.
+    static let version = 2
 
     static let create = """
         CREATE TABLE meta (
@@ -33,7 +34,8 @@ enum SQLiteSchema {
             patch_count INTEGER NOT NULL,
             patch_bytes INTEGER NOT NULL,
             delegates BLOB NOT NULL,
-            last_used REAL NOT NULL
+            last_used REAL NOT NULL,
+            write_id INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE snapshots (
             key INTEGER PRIMARY KEY,
@@ -43,6 +45,7 @@ enum SQLiteSchema {
             key INTEGER NOT NULL,
             revision INTEGER NOT NULL,
             patch BLOB NOT NULL,
+            write_id INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY (key, revision)
         ) WITHOUT ROWID;
         """
@@ -69,10 +72,26 @@ enum SQLiteSchema {
             }
             return
         }
-        // Migrations from older versions go here, one step each, in a transaction.
         let tables = Set(try c.texts("SELECT name FROM sqlite_schema WHERE type = 'table'"))
         for table in ["meta", "sessions", "snapshots", "patches"] where !tables.contains(table) {
-            throw .corrupt(path: c.path, detail: "the table '\(table)' of schema version \(version) is missing")
+            throw .corrupt(path: c.path, detail: "the table '\(table)' of schema version \(found) is missing")
+        }
+        // Migrations from older versions, one step each, in a transaction.
+        if found < 2 {
+            // Write ids start at 0 for the sessions already stored: every node reads the same 0
+            // and chains on from it.
+            try c.execute("BEGIN IMMEDIATE")
+            do {
+                try c.execute("""
+                    ALTER TABLE sessions ADD COLUMN write_id INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE patches ADD COLUMN write_id INTEGER NOT NULL DEFAULT 0;
+                    PRAGMA user_version = 2;
+                    COMMIT;
+                    """)
+            } catch {
+                c.rollbackIfNeeded()
+                throw error
+            }
         }
     }
 

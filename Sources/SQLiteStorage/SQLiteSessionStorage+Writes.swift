@@ -3,9 +3,10 @@ import Storage
 /// A write as queued for the leader (see `SQLiteSessionStorage`).
 enum WriteOp {
     case create(id: String, revision: Int, document: [UInt8], delegates: [UInt8])
-    case replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [UInt8])
-    case append(id: String, generation: UInt64, revision: Int, patch: [UInt8], delegates: [UInt8]?)
-    case snapshot(id: String, generation: UInt64, revision: Int, document: [UInt8])
+    case replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [UInt8], base: UInt64?)
+    case append(id: String, generation: UInt64, revision: Int, patch: [UInt8], delegates: [UInt8]?, base: UInt64?)
+    case snapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?)
+    case expireOne(id: String, generation: UInt64, before: Double)
     case delete(id: String, generation: UInt64)
     case touch(id: String, generation: UInt64, time: Double)
     case touchMany([SessionUse])
@@ -18,6 +19,7 @@ enum WriteAnswer {
     case generation(UInt64)
     case appended(AppendResult)
     case expired([SessionKey])
+    case expiredOne(Bool)
 }
 
 extension SQLiteSessionStorage {
@@ -30,23 +32,30 @@ extension SQLiteSessionStorage {
     }
 
     public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
-                        delegates: [String: Bool]) throws(StorageError) {
+                        delegates: [String: Bool], base: UInt64?) throws(StorageError) {
         _ = try submit(.replace(id: id, generation: generation, revision: revision, document: document,
-                                delegates: DelegateCoding.encode(delegates)))
+                                delegates: DelegateCoding.encode(delegates), base: base))
     }
 
     @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                            delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+                            delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
         guard case .appended(let r) = try submit(.append(id: id, generation: generation, revision: revision, patch: patch,
-                                                         delegates: delegates.map(DelegateCoding.encode))) else {
+                                                         delegates: delegates.map(DelegateCoding.encode), base: base)) else {
             preconditionFailure("append answers an AppendResult")
         }
         return r
     }
 
-    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
-        _ = try submit(.snapshot(id: id, generation: generation, revision: revision, document: document))
+    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError) {
+        _ = try submit(.snapshot(id: id, generation: generation, revision: revision, document: document, base: base))
+    }
+
+    public func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        guard case .expiredOne(let expired) = try submit(.expireOne(id: id, generation: generation, before: time)) else {
+            preconditionFailure("expireOne answers whether it expired")
+        }
+        return expired
     }
 
     public func delete(id: String, generation: UInt64) throws(StorageError) {
@@ -145,13 +154,14 @@ extension SQLiteSessionStorage {
     private func stored(_ id: String) throws(StorageError) -> WrittenSession? {
         if let known = written.sessions[id] { return known }
         let s = try writer.statement("""
-            SELECT key, generation, snapshot_revision, snapshot_bytes, last_used FROM sessions WHERE id = ?1
+            SELECT key, generation, snapshot_revision, snapshot_bytes, last_used, write_id FROM sessions WHERE id = ?1
             """)
         defer { s.reset() }
         s.bind(1, id)
         guard try s.step() else { return nil }
         var session = WrittenSession(key: s.int(0), generation: s.uint64(1), revision: s.int(2), snapshotBytes: s.int(3),
-                                     patchCount: 0, patchBytes: 0, rowWritten: s.double(4), lastWrite: s.double(4))
+                                     patchCount: 0, patchBytes: 0, rowWritten: s.double(4), lastWrite: s.double(4),
+                                     writeID: s.uint64(5))
         let p = try writer.statement("""
             SELECT count(*), coalesce(sum(length(patch)), 0), max(revision) FROM patches WHERE key = ?1
             """)
@@ -161,6 +171,7 @@ extension SQLiteSessionStorage {
             session.patchCount = p.int(0)
             session.patchBytes = p.int(1)
             session.revision = p.int(2)
+            session.writeID = try lastPatchWriteID(key: session.key)
         }
         written.remember(id, session)
         return session
@@ -170,7 +181,7 @@ extension SQLiteSessionStorage {
         let w = writer
         switch op {
         case .create(let id, let revision, let document, let delegates):
-            try Fence.create(id, stored: try stored(id).map { ($0.generation, $0.revision) })
+            try Fence.create(id, stored: try stored(id)?.fenced)
             let g = try w.statement("UPDATE meta SET value = value + 1 WHERE name = 'last_generation' RETURNING value")
             defer { g.reset() }
             guard try g.step() else { throw StorageError.corrupt(path: path, detail: "the table 'meta' has no last_generation") }
@@ -178,43 +189,48 @@ extension SQLiteSessionStorage {
             g.reset()
             let s = try w.statement("""
                 INSERT INTO sessions (id, generation, revision, snapshot_revision, snapshot_bytes, patch_count,
-                                      patch_bytes, delegates, last_used)
-                VALUES (?1, ?2, ?3, ?3, ?4, 0, 0, ?5, ?6)
+                                      patch_bytes, delegates, last_used, write_id)
+                VALUES (?1, ?2, ?3, ?3, ?4, 0, 0, ?5, ?6, ?7)
                 """)
+            let writeID = WriteChain.created(document)
             s.bind(1, id); s.bind(2, generation); s.bind(3, revision); s.bind(4, document.count)
-            s.bind(5, delegates); s.bind(6, now)
+            s.bind(5, delegates); s.bind(6, now); s.bind(7, writeID)
             try s.run()
             let key = Int(sqlite3LastInsertRowID(w))
             try writeSnapshot(key: key, document)
             written.remember(id, WrittenSession(key: key, generation: generation, revision: revision,
                                                 snapshotBytes: document.count, patchCount: 0, patchBytes: 0,
-                                                rowWritten: now, lastWrite: now))
+                                                rowWritten: now, lastWrite: now, writeID: writeID))
             return .generation(generation)
 
-        case .replace(let id, let generation, let revision, let document, let delegates):
+        case .replace(let id, let generation, let revision, let document, let delegates, let base):
             let st = try stored(id)
-            try Fence.next(id, generation: generation, revision: revision, stored: st.map { ($0.generation, $0.revision) })
+            try Fence.next(id, generation: generation, revision: revision, base: base, stored: st?.fenced)
+            let writeID = WriteChain.replaced(after: st!.writeID, document)
             let s = try w.statement("""
                 UPDATE sessions SET revision = ?2, snapshot_revision = ?2, snapshot_bytes = ?3, patch_count = 0,
-                                    patch_bytes = 0, delegates = ?4, last_used = ?5 WHERE key = ?1
+                                    patch_bytes = 0, delegates = ?4, last_used = ?5, write_id = ?6 WHERE key = ?1
                 """)
             s.bind(1, st!.key); s.bind(2, revision); s.bind(3, document.count); s.bind(4, delegates); s.bind(5, now)
+            s.bind(6, writeID)
             try s.run()
             try writeSnapshot(key: st!.key, document)
             try deletePatches(key: st!.key)
             written.remember(id, WrittenSession(key: st!.key, generation: generation, revision: revision,
                                                 snapshotBytes: document.count, patchCount: 0, patchBytes: 0,
-                                                rowWritten: now, lastWrite: now))
+                                                rowWritten: now, lastWrite: now, writeID: writeID))
             return .done
 
-        case .append(let id, let generation, let revision, let patch, let delegates):
+        case .append(let id, let generation, let revision, let patch, let delegates, let base):
             let st = try stored(id)
-            try Fence.next(id, generation: generation, revision: revision, stored: st.map { ($0.generation, $0.revision) })
+            try Fence.next(id, generation: generation, revision: revision, base: base, stored: st?.fenced)
             var session = st!
-            let p = try w.statement("INSERT INTO patches (key, revision, patch) VALUES (?1, ?2, ?3)")
-            p.bind(1, session.key); p.bind(2, revision); p.bind(3, patch)
+            let writeID = WriteChain.patched(after: session.writeID, patch)
+            let p = try w.statement("INSERT INTO patches (key, revision, patch, write_id) VALUES (?1, ?2, ?3, ?4)")
+            p.bind(1, session.key); p.bind(2, revision); p.bind(3, patch); p.bind(4, writeID)
             try p.run()
             session.revision = revision
+            session.writeID = writeID
             session.patchCount += 1
             session.patchBytes += patch.count
             session.lastWrite = now
@@ -235,14 +251,16 @@ extension SQLiteSessionStorage {
                                                                     patchBytes: session.patchBytes,
                                                                     snapshotBytes: session.snapshotBytes)))
 
-        case .snapshot(let id, let generation, let revision, let document):
+        case .snapshot(let id, let generation, let revision, let document, let base):
             let st = try stored(id)
-            try Fence.current(id, generation: generation, revision: revision, stored: st.map { ($0.generation, $0.revision) })
+            try Fence.current(id, generation: generation, revision: revision, base: base, stored: st?.fenced)
+            // The row takes the write id of the last patch it folds in.
             let s = try w.statement("""
                 UPDATE sessions SET revision = ?2, snapshot_revision = ?2, snapshot_bytes = ?3, patch_count = 0,
-                                    patch_bytes = 0, last_used = max(last_used, ?4) WHERE key = ?1
+                                    patch_bytes = 0, last_used = max(last_used, ?4), write_id = ?5 WHERE key = ?1
                 """)
             s.bind(1, st!.key); s.bind(2, revision); s.bind(3, document.count); s.bind(4, st!.lastWrite)
+            s.bind(5, st!.writeID)
             try s.run()
             try writeSnapshot(key: st!.key, document)
             try deletePatches(key: st!.key)
@@ -253,7 +271,7 @@ extension SQLiteSessionStorage {
 
         case .delete(let id, let generation):
             let st = try stored(id)
-            try Fence.generation(id, generation, stored: st.map { ($0.generation, $0.revision) })
+            try Fence.generation(id, generation, stored: st?.fenced)
             for sql in ["DELETE FROM sessions WHERE key = ?1", "DELETE FROM snapshots WHERE key = ?1"] {
                 let s = try w.statement(sql)
                 s.bind(1, st!.key)
@@ -265,7 +283,7 @@ extension SQLiteSessionStorage {
 
         case .touch(let id, let generation, let time):
             let st = try stored(id)
-            try Fence.generation(id, generation, stored: st.map { ($0.generation, $0.revision) })
+            try Fence.generation(id, generation, stored: st?.fenced)
             let s = try w.statement("UPDATE sessions SET last_used = ?2 WHERE key = ?1")
             s.bind(1, st!.key); s.bind(2, time)
             try s.run()
@@ -281,7 +299,19 @@ extension SQLiteSessionStorage {
 
         case .expire(let candidates, let time):
             return .expired(try deleteIdle(candidates, before: time))
+
+        case .expireOne(let id, let generation, let time):
+            guard let st = try stored(id), st.generation == generation else { return .expiredOne(false) }
+            return .expiredOne(!(try deleteIdle([(st.key, id)], before: time)).isEmpty)
         }
+    }
+
+    /// The write id of the session's last stored patch (it has one).
+    private func lastPatchWriteID(key: Int) throws(StorageError) -> UInt64 {
+        let s = try writer.statement("SELECT write_id FROM patches WHERE key = ?1 ORDER BY revision DESC LIMIT 1")
+        defer { s.reset() }
+        s.bind(1, key)
+        return try s.step() ? s.uint64(0) : 0
     }
 
     private func writeSnapshot(key: Int, _ document: [UInt8]) throws(StorageError) {

@@ -195,7 +195,7 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
     /// The session `id` as stored, read on `c` inside a transaction.
     static func load(_ id: String, from c: SQLiteConnection) throws(StorageError) -> StoredSession? {
         let row = try c.statement("""
-            SELECT key, generation, revision, snapshot_revision, delegates, last_used FROM sessions WHERE id = ?1
+            SELECT key, generation, revision, snapshot_revision, delegates, last_used, write_id FROM sessions WHERE id = ?1
             """)
         defer { row.reset() }
         row.bind(1, id)
@@ -213,12 +213,13 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         }
         var session = StoredSession(id: id, generation: row.uint64(1), revision: row.int(2), snapshot: snapshot.blob(0),
                                     snapshotRevision: row.int(3), patches: [], delegates: delegates,
-                                    lastUsed: row.double(5))
-        let patches = try c.statement("SELECT revision, patch FROM patches WHERE key = ?1 ORDER BY revision")
+                                    lastUsed: row.double(5), writeID: row.uint64(6))
+        let patches = try c.statement("SELECT revision, patch, write_id FROM patches WHERE key = ?1 ORDER BY revision")
         defer { patches.reset() }
         patches.bind(1, key)
         while try patches.step() {
             session.patches.append(StoredPatch(revision: patches.int(0), bytes: patches.blob(1)))
+            session.writeID = patches.uint64(2)
         }
         // The row's revision is as of its last write; the session's is its last patch's.
         let rowRevision = session.revision

@@ -1,3 +1,5 @@
+import Storage
+
 /// What the leader knows of a stored session (`SQLiteSessionStorage.stored`). The store is this
 /// process's alone (`isShared` is false; `layoutd store compact` from another process folds
 /// patches but never changes a revision), so the generation and revision its own writes made stay
@@ -13,6 +15,11 @@ struct WrittenSession {
     /// The `last_used` in the session's row, and the time of its last write (may be later).
     var rowWritten: Double
     var lastWrite: Double
+    /// The write id of `revision` (`WriteChain`).
+    var writeID: UInt64
+
+    /// What the fence compares.
+    var fenced: Fence.Stored { (generation, revision, writeID) }
 }
 
 /// The sessions the leader wrote or read for a fence, used only by the leader. Bounded: past

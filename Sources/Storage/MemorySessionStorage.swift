@@ -54,6 +54,15 @@ public final class MemorySessionStorage: SessionStorage {
     /// back (for tests).
     public func announceLostNotices() { tell(.lost) }
 
+    /// Puts `session` back as the stored record of its id, as a database server restarted without
+    /// its last commits does (PostgreSQL with `synchronous_commit = off`): for tests of what
+    /// nodes do when the store lost acknowledged writes. Tells nobody.
+    public func restore(_ session: StoredSession) {
+        state.withLock { s in
+            s.records[session.id] = Record(session: session, patchBytes: session.patches.reduce(0) { $0 + $1.bytes.count })
+        }
+    }
+
     /// Runs `body` on the records unless the store is closed.
     private func withOpen<R>(_ body: (inout State) throws(StorageError) -> R) throws(StorageError) -> R {
         try state.withLock { (s: inout State) throws(StorageError) -> R in
@@ -63,7 +72,7 @@ public final class MemorySessionStorage: SessionStorage {
     }
 
     private static func stored(_ r: Record?) -> Fence.Stored? {
-        r.map { ($0.session.generation, $0.session.revision) }
+        r.map { ($0.session.generation, $0.session.revision, $0.session.writeID) }
     }
 
     public func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
@@ -73,31 +82,37 @@ public final class MemorySessionStorage: SessionStorage {
             s.lastGeneration += 1
             s.records[id] = Record(session: StoredSession(id: id, generation: s.lastGeneration, revision: revision,
                                                           snapshot: document, snapshotRevision: revision, patches: [],
-                                                          delegates: delegates, lastUsed: now), patchBytes: 0)
+                                                          delegates: delegates, lastUsed: now,
+                                                          writeID: WriteChain.created(document)), patchBytes: 0)
             return s.lastGeneration
         }
-        tell(.changed(id: id, generation: generation, revision: revision))
+        tell(.changed(id: id, generation: generation, revision: revision, writeID: WriteChain.created(document)))
         return generation
     }
 
     public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
-                        delegates: [String: Bool]) throws(StorageError) {
+                        delegates: [String: Bool], base: UInt64?) throws(StorageError) {
         let now = clock()
-        try withOpen { (s: inout State) throws(StorageError) in
-            try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+        let writeID = try withOpen { (s: inout State) throws(StorageError) -> UInt64 in
+            try Fence.next(id, generation: generation, revision: revision, base: base, stored: Self.stored(s.records[id]))
+            let writeID = WriteChain.replaced(after: s.records[id]!.session.writeID, document)
             s.records[id] = Record(session: StoredSession(id: id, generation: generation, revision: revision,
                                                           snapshot: document, snapshotRevision: revision, patches: [],
-                                                          delegates: delegates, lastUsed: now), patchBytes: 0)
+                                                          delegates: delegates, lastUsed: now, writeID: writeID),
+                                   patchBytes: 0)
+            return writeID
         }
-        tell(.changed(id: id, generation: generation, revision: revision))
+        tell(.changed(id: id, generation: generation, revision: revision, writeID: writeID))
     }
 
     @discardableResult
     public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                            delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+                            delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
         let now = clock()
-        let result = try withOpen { (s: inout State) throws(StorageError) -> AppendResult in
-            try Fence.next(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+        let (result, writeID) = try withOpen { (s: inout State) throws(StorageError) -> (AppendResult, UInt64) in
+            try Fence.next(id, generation: generation, revision: revision, base: base, stored: Self.stored(s.records[id]))
+            let writeID = WriteChain.patched(after: s.records[id]!.session.writeID, patch)
+            s.records[id]!.session.writeID = writeID
             // In place (the fence made sure it exists): a copy of the record would copy its patches.
             s.records[id]!.session.revision = revision
             s.records[id]!.session.patches.append(StoredPatch(revision: revision, bytes: patch))
@@ -105,16 +120,16 @@ public final class MemorySessionStorage: SessionStorage {
             if let delegates { s.records[id]!.session.delegates = delegates }
             s.records[id]!.session.lastUsed = now
             let r = s.records[id]!
-            return AppendResult(snapshotDue: policy.isDue(patchCount: r.session.patches.count, patchBytes: r.patchBytes,
-                                                          snapshotBytes: r.session.snapshot.count))
+            return (AppendResult(snapshotDue: policy.isDue(patchCount: r.session.patches.count, patchBytes: r.patchBytes,
+                                                           snapshotBytes: r.session.snapshot.count)), writeID)
         }
-        tell(.changed(id: id, generation: generation, revision: revision, patch: patch))
+        tell(.changed(id: id, generation: generation, revision: revision, writeID: writeID, patch: patch))
         return result
     }
 
-    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError) {
         try withOpen { (s: inout State) throws(StorageError) in
-            try Fence.current(id, generation: generation, revision: revision, stored: Self.stored(s.records[id]))
+            try Fence.current(id, generation: generation, revision: revision, base: base, stored: Self.stored(s.records[id]))
             s.records[id]!.session.snapshot = document
             s.records[id]!.session.snapshotRevision = revision
             s.records[id]!.session.patches = []
@@ -128,6 +143,16 @@ public final class MemorySessionStorage: SessionStorage {
             s.records[id] = nil
         }
         tell(.deleted(id: id, generation: generation))
+    }
+
+    public func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        let expired = try withOpen { (s: inout State) throws(StorageError) -> Bool in
+            guard let r = s.records[id], r.session.generation == generation, r.session.lastUsed < time else { return false }
+            s.records[id] = nil
+            return true
+        }
+        if expired { tell(.deleted(id: id, generation: generation)) }
+        return expired
     }
 
     public func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
@@ -146,12 +171,14 @@ public final class MemorySessionStorage: SessionStorage {
     }
 
     public func expire(before time: Double) throws(StorageError) -> [SessionKey] {
-        try withOpen { (s: inout State) throws(StorageError) -> [SessionKey] in
+        let idle = try withOpen { (s: inout State) throws(StorageError) -> [SessionKey] in
             let idle = s.records.values.filter { $0.session.lastUsed < time }
                 .map { SessionKey(id: $0.session.id, generation: $0.session.generation) }
             for key in idle { s.records[key.id] = nil }
             return idle
         }
+        for key in idle { tell(.deleted(id: key.id, generation: key.generation)) }
+        return idle
     }
 
     public func load(id: String) throws(StorageError) -> StoredSession? {

@@ -13,7 +13,8 @@ extension SessionStorage {
             return
         }
         do throws(StorageError) {
-            try saveSnapshot(id: id, generation: session.generation, revision: session.revision, document: document)
+            try saveSnapshot(id: id, generation: session.generation, revision: session.revision, document: document,
+                             base: session.writeID)
             report.sessionsFolded += 1
             report.patchesFolded += session.patches.count
         } catch {

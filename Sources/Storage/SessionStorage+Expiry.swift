@@ -47,11 +47,9 @@ extension SessionStorage {
             after = last
             for id in page {
                 guard let stored = try load(id: id), stored.lastUsed < time else { continue }
-                do throws(StorageError) {
-                    try delete(id: id, generation: stored.generation)
+                // Conditional: a use between the read and the delete keeps it.
+                if try expire(id: id, generation: stored.generation, before: time) {
                     expired.append(SessionKey(id: id, generation: stored.generation))
-                } catch {
-                    guard case .conflict = error else { throw error }
                 }
             }
         }

@@ -1,36 +1,45 @@
 /// Where sessions are kept between requests and across restarts: one record per session (its
 /// snapshot, the merge patches after it, its revision, generation and delegate memory).
 ///
-/// Every write is fenced (see `Conflict`): it names the generation and revision it builds on and
-/// fails with `StorageError.conflict`, changing nothing, when the store holds something else. A
+/// Every write is fenced (see `Conflict`): it names the generation, revision and write id
+/// (`WriteChain`) it builds on and fails with `StorageError.conflict`, changing nothing, when the
+/// store holds something else. A
 /// write that returns is as durable as the store's `StorageSync` promises; one that throws changed
 /// nothing. Methods may be called from any thread; writes to one session are serialised by the
 /// caller (the session's lock), writes to different sessions may share a commit.
 public protocol SessionStorage: AnyObject, Sendable {
     /// Stores a new session (POST, or PUT of an absent id) at `revision` with its whole canonical
-    /// document. Answers its generation, new to this id (greater than any the id had before).
-    /// A conflict when the id is stored already.
+    /// document, write id `WriteChain.created(document)`. Answers its generation, new to this id
+    /// (greater than any the id had before). A conflict when the id is stored already.
     func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64
 
     /// Replaces the document of (id, generation) with a whole canonical document at `revision`
-    /// (PUT of another document), which must be the stored revision + 1; drops its patches.
+    /// (PUT of another document), which must be the stored revision + 1 and build on the stored
+    /// write id `base` (nil: on whatever is stored at revision - 1, for tools that are the only
+    /// writer); drops its patches. The new write id is `WriteChain.replaced(after:_:)`.
     func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
-                 delegates: [String: Bool]) throws(StorageError)
+                 delegates: [String: Bool], base: UInt64?) throws(StorageError)
 
     /// Appends the merge patch that made `revision` (a PATCH): a record of the patch's size,
     /// whatever the document's. `delegates` nil: unchanged. Answers whether a snapshot is due
     /// (`SnapshotPolicy`): the caller then hands the document at `revision` to `saveSnapshot`,
-    /// which bounds what a load replays. Not saving one is safe, only slower to load.
+    /// which bounds what a load replays. Not saving one is safe, only slower to load. Fenced on
+    /// the write id `base` as `replace`; the new write id is `WriteChain.patched(after:_:)`.
     @discardableResult
     func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult
+                     delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult
 
-    /// Makes `document` (the canonical document at `revision`, the stored revision) the session's
-    /// snapshot and drops the patches it folds in.
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError)
+    /// Makes `document` (the canonical document at `revision`, the stored revision, of write id
+    /// `base`: nil for any) the session's snapshot and drops the patches it folds in.
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError)
 
     /// Removes the session from the store (DELETE, expiry); its records leave the disk.
     func delete(id: String, generation: UInt64) throws(StorageError)
+
+    /// Deletes (id, generation) only when its last use (written or touched, by any process) is
+    /// before `time`, in one conditional step; answers whether it did. Idle expiry of one session:
+    /// no node deletes a session another node used since.
+    func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool
 
     /// Records that the session was used at `time` (seconds since 1970) without a change, for idle
     /// expiry across restarts. Not fenced on the revision; cheap, and may be batched by the caller.
@@ -75,6 +84,26 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// Calls `handler` with every `StoreNotice` from now on, on a thread of the store's (it must
     /// not block for long). A store nobody else writes never calls it.
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
+}
+
+extension SessionStorage {
+    /// `replace` fenced on the revision alone: for tools and tests that are the store's only writer.
+    public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
+                        delegates: [String: Bool]) throws(StorageError) {
+        try replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates, base: nil)
+    }
+
+    /// `appendPatch` fenced on the revision alone: for tools and tests that are the only writer.
+    @discardableResult
+    public func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                            delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+        try appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates, base: nil)
+    }
+
+    /// `saveSnapshot` of whatever is stored at `revision`: for tools and tests.
+    public func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+        try saveSnapshot(id: id, generation: generation, revision: revision, document: document, base: nil)
+    }
 }
 
 /// What `appendPatch` answers.

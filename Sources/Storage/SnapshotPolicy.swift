@@ -21,38 +21,45 @@ public struct SnapshotPolicy: Equatable, Sendable {
 /// The fencing rule every backend applies before a write (see `Conflict`). `stored` is what the
 /// store holds for the id now: (generation, revision), nil when absent.
 public enum Fence {
-    public typealias Stored = (generation: UInt64, revision: Int)
+    public typealias Stored = (generation: UInt64, revision: Int, writeID: UInt64)
 
     /// A create: the id must be absent.
     public static func create(_ id: String, stored: Stored?) throws(StorageError) {
-        if let stored { throw conflict(id, 0, 0, stored) }
+        if let stored { throw conflict(id, 0, 0, nil, stored) }
     }
 
-    /// A write that makes `revision`: the stored session must be (generation, revision - 1).
-    public static func next(_ id: String, generation: UInt64, revision: Int, stored: Stored?) throws(StorageError) {
-        guard let stored, stored.generation == generation, stored.revision == revision - 1 else {
-            throw conflict(id, generation, revision - 1, stored)
+    /// A write that makes `revision`: the stored session must be (generation, revision - 1) with
+    /// the write id `base` (nil: any, see `SessionStorage.replace`).
+    public static func next(_ id: String, generation: UInt64, revision: Int, base: UInt64?,
+                            stored: Stored?) throws(StorageError) {
+        guard let stored, stored.generation == generation, stored.revision == revision - 1,
+              base == nil || base == stored.writeID else {
+            throw conflict(id, generation, revision - 1, base, stored)
         }
     }
 
     /// A write about the stored revision itself (a snapshot): the stored session must be
-    /// (generation, revision).
-    public static func current(_ id: String, generation: UInt64, revision: Int, stored: Stored?) throws(StorageError) {
-        guard let stored, stored.generation == generation, stored.revision == revision else {
-            throw conflict(id, generation, revision, stored)
+    /// (generation, revision) with the write id `base` (nil: any).
+    public static func current(_ id: String, generation: UInt64, revision: Int, base: UInt64?,
+                               stored: Stored?) throws(StorageError) {
+        guard let stored, stored.generation == generation, stored.revision == revision,
+              base == nil || base == stored.writeID else {
+            throw conflict(id, generation, revision, base, stored)
         }
     }
 
     /// A delete or touch: the stored session must have `generation`.
     public static func generation(_ id: String, _ generation: UInt64, stored: Stored?) throws(StorageError) {
         guard let stored, stored.generation == generation else {
-            throw conflict(id, generation, stored?.revision ?? 0, stored)
+            throw conflict(id, generation, stored?.revision ?? 0, nil, stored)
         }
     }
 
-    private static func conflict(_ id: String, _ generation: UInt64, _ revision: Int, _ stored: Stored?) -> StorageError {
+    private static func conflict(_ id: String, _ generation: UInt64, _ revision: Int, _ base: UInt64?,
+                                 _ stored: Stored?) -> StorageError {
         .conflict(Conflict(id: id, expectedGeneration: generation, expectedRevision: revision,
-                           storedGeneration: stored?.generation, storedRevision: stored?.revision))
+                           storedGeneration: stored?.generation, storedRevision: stored?.revision,
+                           expectedWriteID: base, storedWriteID: stored?.writeID))
     }
 }
 

@@ -36,7 +36,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// The rule, the same in every backend (and the later PostgreSQL one's fencing between nodes):
 /// a create needs the id absent; a write of revision R for (id, generation) needs the stored
-/// session to have that generation and revision R - 1; a delete needs the generation.
+/// session to have that generation, revision R - 1 and the write id the writer's copy has at
+/// R - 1 (`WriteChain`: a revision the store lost and another node made again has another id);
+/// a delete needs the generation.
 public struct Conflict: Equatable, Sendable, CustomStringConvertible {
     public var id: String
     /// (generation, revision) the caller wrote against; generation 0 and revision 0 for a create.
@@ -45,9 +47,15 @@ public struct Conflict: Equatable, Sendable, CustomStringConvertible {
     /// What is stored; nil when the id is absent.
     public var storedGeneration: UInt64?
     public var storedRevision: Int?
+    /// The write ids, when the write named one (`WriteChain`).
+    public var expectedWriteID: UInt64?
+    public var storedWriteID: UInt64?
 
     public init(id: String, expectedGeneration: UInt64, expectedRevision: Int,
-                storedGeneration: UInt64?, storedRevision: Int?) {
+                storedGeneration: UInt64?, storedRevision: Int?,
+                expectedWriteID: UInt64? = nil, storedWriteID: UInt64? = nil) {
+        self.expectedWriteID = expectedWriteID
+        self.storedWriteID = storedWriteID
         self.id = id
         self.expectedGeneration = expectedGeneration
         self.expectedRevision = expectedRevision
@@ -57,7 +65,10 @@ public struct Conflict: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let stored = storedGeneration.map { "generation \($0) revision \(storedRevision ?? 0)" } ?? "no such session"
+        // Same numbers, other content: the store lost the writer's revision and another write took its number.
+        let content = storedGeneration == expectedGeneration && storedRevision == expectedRevision
+            && expectedWriteID != nil && expectedWriteID != storedWriteID ? " written by another change" : ""
         return "write to session '\(id)' fenced off: it expected generation \(expectedGeneration) "
-            + "revision \(expectedRevision), the store holds \(stored)"
+            + "revision \(expectedRevision), the store holds \(stored)\(content)"
     }
 }

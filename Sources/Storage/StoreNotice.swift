@@ -10,8 +10,10 @@ public enum StoreNotice: Equatable, Sendable {
     /// Session `id` of `generation` was created, replaced or patched up to `revision`. `patch`:
     /// the merge patch that made `revision` from `revision - 1`, when the write was a PATCH and the
     /// store carries it (PostgreSQL: when it fits a notification). A node applies it to its copy
-    /// without reading the store.
-    case changed(id: String, generation: UInt64, revision: Int, patch: [UInt8]? = nil)
+    /// without reading the store. `writeID`: the write id of `revision` (`WriteChain`), when the
+    /// store carries it; a node whose copy reached `revision` with another id holds a revision the
+    /// store lost, and is behind.
+    case changed(id: String, generation: UInt64, revision: Int, writeID: UInt64? = nil, patch: [UInt8]? = nil)
     /// Session `id` of `generation` was deleted.
     case deleted(id: String, generation: UInt64)
     /// Notices may have been missed since the last one.

@@ -21,9 +21,13 @@ public struct StoredSession: Equatable, Sendable {
     public var delegates: [String: Bool]
     /// Seconds since 1970 of the last write (or `touch`), for idle expiry across restarts.
     public var lastUsed: Double
+    /// The write id of `revision` (`WriteChain`): what the next write must name as its base.
+    /// 0 for sessions stored before write ids existed (the chain goes on from 0 on every node).
+    public var writeID: UInt64
 
     public init(id: String, generation: UInt64, revision: Int, snapshot: [UInt8], snapshotRevision: Int,
-                patches: [StoredPatch], delegates: [String: Bool], lastUsed: Double) {
+                patches: [StoredPatch], delegates: [String: Bool], lastUsed: Double, writeID: UInt64 = 0) {
+        self.writeID = writeID
         self.id = id
         self.generation = generation
         self.revision = revision

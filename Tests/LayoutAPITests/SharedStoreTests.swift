@@ -8,7 +8,7 @@ import TestSupport
 
 /// One node's view of a store several nodes share: everything goes to `inner`; its notices reach
 /// this node only while it is not `deaf` (a notice still on its way, or lost).
-final class NodeStorage: ForwardingStorage, @unchecked Sendable {
+class NodeStorage: ForwardingStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var isDeaf = false
 

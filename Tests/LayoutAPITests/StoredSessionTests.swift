@@ -21,18 +21,19 @@ final class FlakyStorage: ForwardingStorage, @unchecked Sendable {
         try refuseIfFailing()
         return try super.create(id: id, revision: revision, document: document, delegates: delegates)
     }
-    override func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
+    override func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool],
+                 base: UInt64?) throws(StorageError) {
         try refuseIfFailing()
-        try super.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
+        try super.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates, base: base)
     }
     override func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                              delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
+                              delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
         try refuseIfFailing()
-        return try super.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
+        return try super.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates, base: base)
     }
-    override func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
+    override func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError) {
         try refuseIfFailing()
-        try super.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+        try super.saveSnapshot(id: id, generation: generation, revision: revision, document: document, base: base)
     }
     override func delete(id: String, generation: UInt64) throws(StorageError) {
         try refuseIfFailing()

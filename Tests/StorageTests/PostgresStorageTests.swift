@@ -61,22 +61,29 @@ struct PostgresStorageTests {
         try a.appendPatch(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1), delegates: nil)
         try a.replace(id: "n", generation: g, revision: 3, document: document(views: 3), delegates: [:])
         try a.delete(id: "n", generation: g)
-        // A patch's notice carries the patch (nodes following the session apply it without a read).
-        let expected: [StoreNotice] = [.changed(id: "n", generation: g, revision: 1),
-                                       .changed(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1)),
-                                       .changed(id: "n", generation: g, revision: 3), .deleted(id: "n", generation: g)]
+        // A patch's notice carries the patch (nodes following the session apply it without a read),
+        // and every change notice the write id of its revision (the chain over the content).
+        let w1 = WriteChain.created(document(views: 2))
+        let w2 = WriteChain.patched(after: w1, constantPatch(0, 1))
+        let w3 = WriteChain.replaced(after: w2, document(views: 3))
+        let expected: [StoreNotice] = [.changed(id: "n", generation: g, revision: 1, writeID: w1),
+                                       .changed(id: "n", generation: g, revision: 2, writeID: w2, patch: constantPatch(0, 1)),
+                                       .changed(id: "n", generation: g, revision: 3, writeID: w3),
+                                       .deleted(id: "n", generation: g)]
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 4 })
         #expect(seen.withLock { $0 } == expected)
         // A fenced-off write tells nobody anything.
         #expect(throws: StorageError.self) { try a.appendPatch(id: "n", generation: g, revision: 4, patch: [1], delegates: nil) }
         let g2 = try a.create(id: "n", revision: 1, document: [1], delegates: [:])
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 5 })
-        #expect(seen.withLock { $0 }.dropFirst(4) == [.changed(id: "n", generation: g2, revision: 1)])
+        #expect(seen.withLock { $0 }.dropFirst(4) == [.changed(id: "n", generation: g2, revision: 1,
+                                                                writeID: WriteChain.created([1]))])
         // A patch too large for a notification's payload: the notice without it.
         let large = Array("{\"views\":{\"v0\":{\"frame\":{\"width\":1}}},\"x\":\"\(String(repeating: "y", count: 5_000))\"}".utf8)
         try a.appendPatch(id: "n", generation: g2, revision: 2, patch: large, delegates: nil)
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 6 })
-        #expect(seen.withLock { $0 }.last == .changed(id: "n", generation: g2, revision: 2))
+        #expect(seen.withLock { $0 }.last == .changed(id: "n", generation: g2, revision: 2,
+                                                        writeID: WriteChain.patched(after: WriteChain.created([1]), large)))
     }
 
     @Test("the listening connection killed: the listener connects again, sends .lost, and notices flow again")
@@ -92,7 +99,7 @@ struct PostgresStorageTests {
         #expect(eventually(seconds: 10) { seen.withLock { $0 } == [.lost] })
         let g = try a.create(id: "after", revision: 1, document: [1], delegates: [:])
         #expect(eventually(seconds: 10) { seen.withLock { $0.count } == 2 })
-        #expect(seen.withLock { $0 } == [.lost, .changed(id: "after", generation: g, revision: 1)])
+        #expect(seen.withLock { $0 } == [.lost, .changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1]))])
     }
 
     @Test("the server closes every connection of a node: the next calls reconnect by themselves")

@@ -58,17 +58,21 @@ final class DefaultsOnly: SessionStorage {
     func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
         try inner.create(id: id, revision: revision, document: document, delegates: delegates)
     }
-    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) {
-        try inner.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates)
+    func replace(id: String, generation: UInt64, revision: Int, document: [UInt8], delegates: [String: Bool],
+                 base: UInt64?) throws(StorageError) {
+        try inner.replace(id: id, generation: generation, revision: revision, document: document, delegates: delegates, base: base)
     }
     func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
-                     delegates: [String: Bool]?) throws(StorageError) -> AppendResult {
-        try inner.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates)
+                     delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
+        try inner.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates, base: base)
     }
-    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8]) throws(StorageError) {
-        try inner.saveSnapshot(id: id, generation: generation, revision: revision, document: document)
+    func saveSnapshot(id: String, generation: UInt64, revision: Int, document: [UInt8], base: UInt64?) throws(StorageError) {
+        try inner.saveSnapshot(id: id, generation: generation, revision: revision, document: document, base: base)
     }
     func delete(id: String, generation: UInt64) throws(StorageError) { try inner.delete(id: id, generation: generation) }
+    func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        try inner.expire(id: id, generation: generation, before: time)
+    }
     func touch(id: String, generation: UInt64, at time: Double) throws(StorageError) {
         try inner.touch(id: id, generation: generation, at: time)
     }
