@@ -52,6 +52,15 @@ final class MeasuredSessionStorage: SessionStorage {
         }
     }
 
+    // The backends' batched forms (one statement each), not the protocol's read-everything defaults.
+    func touch(_ uses: [SessionUse]) throws(StorageError) {
+        try timed(.touch) { () throws(StorageError) in try base.touch(uses) }
+    }
+
+    func expire(before time: Double) throws(StorageError) -> [SessionKey] {
+        try timed(.delete) { () throws(StorageError) in try base.expire(before: time) }
+    }
+
     func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
         try timed(.delete) { () throws(StorageError) in try base.expire(id: id, generation: generation, before: time) }
     }
