@@ -11,6 +11,8 @@ enum WriteOp {
     case touchMany([SessionUse])
     /// Deletes the sessions among `candidates` (read beforehand) still last used before `time`.
     case expire(candidates: [(key: Int, id: String)], before: Double)
+    /// Writes the `probed_at` row of `meta` (`probe(write: true)`, readiness).
+    case probe
 }
 
 enum WriteAnswer {
@@ -281,6 +283,14 @@ extension SQLiteSessionStorage {
 
         case .expire(let candidates, let time):
             return .expired(try deleteIdle(candidates, before: time))
+
+        case .probe:
+            let s = try w.statement("""
+                INSERT INTO meta (name, value) VALUES ('probed_at', ?1) ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """)
+            s.bind(1, Int(now))
+            try s.run()
+            return .done
         }
     }
 
