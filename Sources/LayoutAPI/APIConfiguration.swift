@@ -42,6 +42,10 @@ public struct APIConfiguration: Sendable {
     public var expensiveBytes: Int
     /// Seconds on a monotonic clock; injected by tests of expiry. Default: `ContinuousClock`.
     public var clock: @Sendable () -> Double
+    /// Told of session store failures (each distinct error at most once per 10 s, with a count of
+    /// the ones held back) and of the store taking writes again: the daemon logs them. Not in
+    /// `init`: a host without a log leaves it nil.
+    public var onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil
 
     public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
                 maxSessions: Int = 10_000, maxResidentSessions: Int = 0, sessionIdleTimeoutSeconds: Double = 900,

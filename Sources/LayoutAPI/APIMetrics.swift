@@ -68,6 +68,14 @@ enum StoreOperation: Int, CaseIterable {
         case .ids: return "ids"
         }
     }
+
+    /// A call that changes the store: its failure makes the node not ready (`StoreHealth`).
+    var isWrite: Bool {
+        switch self {
+        case .create, .replace, .appendPatch, .saveSnapshot, .delete, .touch: return true
+        case .load, .count, .ids: return false
+        }
+    }
 }
 
 /// `StorageError`'s cases, as the `kind` label.

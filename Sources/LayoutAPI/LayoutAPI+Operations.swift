@@ -25,9 +25,9 @@ extension LayoutAPI {
                     body: metricsText())
     }
 
-    /// 200 `{"status":"ready"}` while the store answers (no store: always); else 503 with
-    /// `Retry-After`. The store is asked at most once a second (`OperationsState.storeCheck`), so a
-    /// load balancer polling every second costs one cheap store read a second, whatever the pollers.
+    /// 200 `{"status":"ready"}` while the store answers and takes writes (no store: always); else
+    /// 503 with `Retry-After`. The store is probed at most once a second (`StoreHealth`), so a load
+    /// balancer polling every second costs one cheap store call a second, whatever the pollers.
     func readyz() -> APIResponse {
         if let problem = storeReadiness() { return Problems.notReady(problem) }
         return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")])
@@ -36,30 +36,7 @@ extension LayoutAPI {
     /// Why the store is not ready, or nil when it is (or there is none).
     func storeReadiness() -> String? {
         guard let durability else { return nil }
-        let now = MonotonicTime.now
-        return operations.storeCheck.withLock { check -> String? in
-            if let last = check.at, now - last < OperationsState.storeCheckInterval { return check.problem }
-            // One page of one id: an indexed read for SQLite, one query for a server; a closed
-            // store throws `unavailable`.
-            do throws(StorageError) {
-                _ = try durability.storage.ids(after: nil, limit: 1)
-                check.problem = nil
-            } catch {
-                check.problem = Self.readinessText(error)
-            }
-            check.at = now
-            return check.problem
-        }
-    }
-
-    /// The kind of failure, never the store's own text (it names files on the server).
-    static func readinessText(_ error: StorageError) -> String {
-        switch error {
-        case .unavailable: return "the session store is unavailable"
-        case .io: return "the session store cannot be read"
-        case .corrupt: return "the session store found damage"
-        case .conflict: return "the session store refused a read"
-        }
+        return storeHealth.readiness(probing: durability.storage)
     }
 
     /// The API's families: sessions, event streams, solver work, the store.
@@ -113,7 +90,4 @@ extension LayoutAPI {
 /// The mutable part of the operator routes (a `LayoutAPI` is immutable otherwise).
 final class OperationsState: Sendable {
     let sources = Locked<[@Sendable (inout PrometheusText) -> Void]>([])
-    /// When the store was last asked, and what was wrong then (nil: nothing).
-    let storeCheck = Locked<(at: MonotonicTime?, problem: String?)>((nil, nil))
-    static let storeCheckInterval: Int64 = 1_000_000_000
 }

@@ -32,8 +32,10 @@ public final class LayoutAPI: Sendable {
     /// Where sessions with subscribers catch up with writes of other nodes (`heard(_:)`), one at
     /// a time and off the store's listening thread.
     let catchUpQueue = DispatchQueue(label: "layoutd.catch-up")
-    /// Operator state (`LayoutAPI+Operations.swift`): metrics added by the host, the last store check.
+    /// Operator state (`LayoutAPI+Operations.swift`): metrics added by the host.
     let operations = OperationsState()
+    /// Whether the store takes writes, for `/readyz`; store failures reported to the host's log.
+    let storeHealth: StoreHealth
 
     /// Protocol version (the `/v1` of the paths).
     public static let version = "1"
@@ -42,8 +44,13 @@ public final class LayoutAPI: Sendable {
     ///   Its sessions are not read here: each wakes on its first request.
     public init(configuration: APIConfiguration = APIConfiguration(), storage: (any SessionStorage)? = nil) {
         self.configuration = configuration
-        // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`).
-        let storage: (any SessionStorage)? = storage.map { MeasuredSessionStorage($0) }
+        // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`), and
+        // its failures reach readiness and the log there (`StoreHealth`).
+        let storeHealth = StoreHealth(clock: configuration.clock, report: configuration.onStoreEvent)
+        self.storeHealth = storeHealth
+        let storage: (any SessionStorage)? = storage.map {
+            MeasuredSessionStorage($0, onFailure: { storeHealth.failed($0, $1, write: $2) })
+        }
         let noticeEpoch = Locked(0)
         self.noticeEpoch = noticeEpoch
         let durability = storage.map {

@@ -7,8 +7,14 @@ import Storage
 /// same way at the one seam the API writes through.
 final class MeasuredSessionStorage: SessionStorage {
     let base: any SessionStorage
+    /// Told of every failed call (the operation's label, the error, whether it was a write): the
+    /// API's `StoreHealth`, which logs it and makes the node not ready after a failed write.
+    let onFailure: (@Sendable (String, StorageError, Bool) -> Void)?
 
-    init(_ base: any SessionStorage) { self.base = base }
+    init(_ base: any SessionStorage, onFailure: (@Sendable (String, StorageError, Bool) -> Void)? = nil) {
+        self.base = base
+        self.onFailure = onFailure
+    }
 
     @inline(__always)
     private func timed<T>(_ operation: StoreOperation, _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
@@ -19,6 +25,7 @@ final class MeasuredSessionStorage: SessionStorage {
             return value
         } catch {
             APIMetrics.recordStore(operation, nanoseconds: MonotonicTime.now - started, error: error)
+            onFailure?(operation.label, error, operation.isWrite)
             throw error
         }
     }
@@ -92,4 +99,6 @@ final class MeasuredSessionStorage: SessionStorage {
     func close() { base.close() }
     var isShared: Bool { base.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { base.observe(handler) }
+    // Readiness's own call (`StoreHealth`), once a second at most: reported there, not timed.
+    func probe(write: Bool) throws(StorageError) { try base.probe(write: write) }
 }

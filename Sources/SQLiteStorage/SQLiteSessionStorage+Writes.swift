@@ -12,6 +12,8 @@ enum WriteOp {
     case touchMany([SessionUse])
     /// Deletes the sessions among `candidates` (read beforehand) still last used before `time`.
     case expire(candidates: [(key: Int, id: String)], before: Double)
+    /// Writes the `probed_at` row of `meta` (`probe(write: true)`, readiness).
+    case probe
 }
 
 enum WriteAnswer {
@@ -303,6 +305,14 @@ extension SQLiteSessionStorage {
         case .expireOne(let id, let generation, let time):
             guard let st = try stored(id), st.generation == generation else { return .expiredOne(false) }
             return .expiredOne(!(try deleteIdle([(st.key, id)], before: time)).isEmpty)
+
+        case .probe:
+            let s = try w.statement("""
+                INSERT INTO meta (name, value) VALUES ('probed_at', ?1) ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """)
+            s.bind(1, Int(now))
+            try s.run()
+            return .done
         }
     }
 

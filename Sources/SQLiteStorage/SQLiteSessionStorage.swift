@@ -240,11 +240,21 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
-    /// Throws `io` when the path no longer names the file the store opened.
+    /// Throws `io` when the path no longer names the file the store opened, saying whether it was
+    /// deleted (or moved away) or replaced by another file: the operator's log line (issue 27).
     func checkFileIsStillThere() throws(StorageError) {
-        guard let now = Self.identity(of: path), now == identity else {
-            throw .io(path: path, detail: "the database file was removed or replaced since the store opened it; "
-                      + "writes are refused until the store is reopened")
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            let what = code == ENOENT ? "was deleted (or moved away)"
+                                      : "can no longer be found (\(String(cString: strerror(code))))"
+            throw .io(path: path, detail: "the database file \(what) since the store opened it; writes are refused "
+                      + "until the same file is back at that path or layoutd is restarted")
+        }
+        guard (UInt64(info.st_dev), UInt64(info.st_ino)) == identity else {
+            throw .io(path: path, detail: "the database file was replaced by another file since the store opened it "
+                      + "(device \(identity.device) inode \(identity.inode), now device \(info.st_dev) inode \(info.st_ino)); "
+                      + "writes are refused until the same file is back at that path or layoutd is restarted")
         }
     }
 

@@ -239,6 +239,11 @@ public final class MemorySessionStorage: SessionStorage {
     public func close() {
         state.withLock { $0.closed = true }
     }
+
+    /// Nothing to write: the records are this process's memory; a closed store is unavailable.
+    public func probe(write: Bool) throws(StorageError) {
+        try withOpen { _ in }
+    }
 }
 
 /// Seconds since 1970 from the system's real-time clock.

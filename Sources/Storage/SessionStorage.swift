@@ -84,6 +84,14 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// Calls `handler` with every `StoreNotice` from now on, on a thread of the store's (it must
     /// not block for long). A store nobody else writes never calls it.
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
+
+    /// Checks cheaply that the store answers now, for readiness (`GET /readyz`, asked at most once
+    /// a second): `write` false reads one small row; `write` true writes one (a probe row, never a
+    /// session) and commits it, as durable as any write, so that it fails where a session's write
+    /// would (disk full, file removed or replaced, database read-only or away). The API probes
+    /// with a write only after a write failed, until one succeeds. Throws what that read or write
+    /// would; the memory store only says whether it is closed.
+    func probe(write: Bool) throws(StorageError)
 }
 
 extension SessionStorage {

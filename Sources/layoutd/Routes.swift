@@ -22,8 +22,12 @@ struct Router: Sendable {
     /// Requests by route and status, latency, bytes (`GET /metrics`; see `HTTPMetrics`).
     let metrics = HTTPMetrics()
 
-    init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil) {
-        self.init(api: LayoutAPI(configuration: configuration.apiConfiguration, storage: storage),
+    /// `onStoreEvent`: where the API's reports about its store go (the daemon's log).
+    init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil,
+         onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil) {
+        var api = configuration.apiConfiguration
+        api.onStoreEvent = onStoreEvent
+        self.init(api: LayoutAPI(configuration: api, storage: storage),
                   connectionTimeoutSeconds: configuration.timeoutSeconds)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import LayoutAPI
 import Logging
 import PostgresStorage
+import Primitives
 import SQLiteStorage
 import Storage
 
@@ -37,6 +38,35 @@ extension Serve {
             throw error
         }
         return storage
+    }
+
+    /// With a SQLite store, an exclusive lock on `<db>.lock` (beside the file the path resolves
+    /// to), held for the life of the process: two daemons on one file would each serve their own
+    /// copies of its sessions and overwrite each other's acknowledged changes (issue 27, item 3),
+    /// so the second one stops with a message naming the file and the holder's pid. Taken before
+    /// the file is opened (opening may create it or its tables). `layoutd store check|compact` do
+    /// not take it: they are made to run beside the daemon (their writes are fenced like its own).
+    /// Nil for memory and PostgreSQL.
+    static func lockStore(_ settings: DaemonConfiguration) throws(StoreLockError) -> LockFile? {
+        guard case .sqlite(let path)? = settings.storeLocation else { return nil }
+        // The directory as SQLiteSessionStorage would make it; a failure is its to report.
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        var base = path
+        if let resolved = realpath(path, nil) {
+            base = String(cString: resolved)
+            free(resolved)
+        }
+        let lockPath = base + ".lock"
+        do throws(LockFile.Failure) {
+            return try LockFile.acquire(lockPath)
+        } catch .held(let holder) {
+            let who = holder.map { "process \($0)" } ?? "another process"
+            throw StoreLockError(message: "the session store \(path) is in use by another layoutd: \(who) holds its lock file "
+                                 + "\(lockPath) (one daemon per store file)")
+        } catch {
+            throw StoreLockError(message: "cannot lock the session store \(path): its lock file \(lockPath): \(error.detail ?? "")")
+        }
     }
 
     func serverConfiguration(_ settings: DaemonConfiguration, logger: Logger) -> HTTPServerConfiguration {
@@ -97,4 +127,9 @@ final class SessionSweeper {
 
 func writeToStandardError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Why `Serve.lockStore` could not take the store's lock: printed as is, exit status 1.
+struct StoreLockError: Error {
+    let message: String
 }

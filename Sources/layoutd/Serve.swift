@@ -5,6 +5,7 @@ import EventHTTP
 import Foundation
 import LayoutAPI
 import Logging
+import Primitives
 import SQLiteStorage
 import Storage
 
@@ -35,7 +36,7 @@ struct Serve: ParsableCommand {
             HTTP API (docs/http.md): HTTP/1.1 with keep-alive; JSON in and out, errors as \
             application/problem+json (RFC 9457).
               GET    /healthz                      200 {"status":"ok","sessions":N} (alive)
-              GET    /readyz                       200 {"status":"ready"}, or 503 when the store does not answer
+              GET    /readyz                       200 {"status":"ready"}, or 503 when the store does not answer or write
               GET    /metrics                      Prometheus text: requests, latency, sessions, solver, store
               POST   /v1/solve                     solve once: 200 {frames, diagnostics}
               POST   /v1/sessions                  new session, the server picks the id: 201
@@ -81,8 +82,11 @@ struct Serve: ParsableCommand {
             answer, concurrent changes sharing one fsync; everysec, the default: written to the \
             OS before the answer, fsynced within a second; never: left to the OS). A store that \
             cannot be opened (corrupt, truncated, unreadable) stops the start with exit status 1 \
-            and names the file. A write the store refuses at run time answers 503 \
-            application/problem+json with Retry-After and changes nothing; reads keep working. \
+            and names the file. One daemon per SQLite file: serve holds an exclusive lock on PATH.lock, \
+            and a second daemon on the same file exits 1 naming the file and the holder's pid. A \
+            write the store refuses at run time answers 503 application/problem+json with \
+            Retry-After and changes nothing; reads keep working; the node is not ready (/readyz) \
+            until a probe write succeeds, and the failure is logged. \
             --store postgres://user@host:port/db (or postgresql://, any libpq URL): a database \
             shared by several nodes; tables are made at start; a server that cannot be reached \
             does not stop the start: requests that need it answer 503 until it is back. --sync \
@@ -94,7 +98,7 @@ struct Serve: ParsableCommand {
             problem body names it as requestId.
 
             OPERATIONS (docs/operations.md): GET /readyz is 200 while the session store answers \
-            (asked at most once a second), else 503; GET /metrics is Prometheus text; `layoutd \
+            and takes writes (probed at most once a second), else 503; GET /metrics is Prometheus text; `layoutd \
             probe` asks /readyz and exits 0 or 1 (the container image's HEALTHCHECK).
 
             SHUTDOWN: on SIGINT or SIGTERM layoutd stops accepting connections, lets requests in \
@@ -223,6 +227,15 @@ struct Serve: ParsableCommand {
         LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
 
+        // Held until the process ends (the kernel drops it then, however it ends).
+        let storeLock: LockFile?
+        do throws(StoreLockError) {
+            storeLock = try Self.lockStore(settings)
+        } catch {
+            writeToStandardError("layoutd: error: \(error.message)\n")
+            throw ExitCode.failure
+        }
+        defer { storeLock?.release() }
         let storage: (any SessionStorage)?
         do {
             storage = try Self.openStorage(settings, logger: logger)
@@ -231,7 +244,8 @@ struct Serve: ParsableCommand {
             throw ExitCode.failure
         }
         defer { storage?.close() }
-        let router = Router(configuration: settings, storage: storage)
+        let router = Router(configuration: settings, storage: storage,
+                            onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) })
         router.api.addMetricsSource { [metrics = router.metrics] out in
             metrics.write(to: &out)
             ProcessMetrics.write(to: &out)

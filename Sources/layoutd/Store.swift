@@ -10,7 +10,8 @@ import Storage
 /// operations (docs/operations.md). Safe while the daemon runs on the same SQLite file (WAL: readers
 /// do not block the writer; compact's writes are fenced like the daemon's and wait for its lock),
 /// and while nodes run on the same PostgreSQL database (check reads one snapshot; compact's folds
-/// are fenced writes and its VACUUM takes no lock that stops them).
+/// are fenced writes and its VACUUM takes no lock that stops them). So they do not take the
+/// daemon's `PATH.lock` (`Serve.lockStore`): an operator checks or compacts a running daemon's file.
 struct Store: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check or compact a session store.",

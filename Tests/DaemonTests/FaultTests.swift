@@ -10,16 +10,6 @@ import Glibc
 /// connections, the connection cap and the descriptor limit do not stop service for good.
 @Suite("layoutd daemon: faults at the edges")
 struct FaultTests {
-    /// Polls `condition` every 20 ms until it holds or `seconds` pass.
-    private func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
     private func openDescriptors(_ daemon: Daemon) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? -1
     }

@@ -38,4 +38,5 @@ class ForwardingStorage: SessionStorage, @unchecked Sendable {
     func close() { inner.close() }
     var isShared: Bool { inner.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
+    func probe(write: Bool) throws(StorageError) { try inner.probe(write: write) }
 }

@@ -84,6 +84,7 @@ final class DefaultsOnly: SessionStorage {
     func close() { inner.close() }
     var isShared: Bool { inner.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
+    func probe(write: Bool) throws(StorageError) { try inner.probe(write: write) }
 }
 
 /// Idle expiry across restarts at the store's level: batched touches and `expire(before:)`.

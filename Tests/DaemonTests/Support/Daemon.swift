@@ -43,7 +43,7 @@ enum LayoutdBinary {
     /// and engine it serves.
     private static let watchedSources = [
         "layoutd", "EventHTTP", "CLibevent", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
-        "Storage", "SQLiteStorage",
+        "Storage", "SQLiteStorage", "Primitives",
     ]
 
     /// `swift test` recompiles the layoutd module but does not relink the executable, so after an

@@ -1,0 +1,155 @@
+import Primitives
+import Storage
+
+/// Something about the session store an operator should read in the log (issue 27, item 7): the
+/// daemon sets `APIConfiguration.onStoreEvent` to write these lines; the API has no logger.
+public enum StoreEvent: Equatable, Sendable {
+    /// A store call failed (a fenced write is no failure: it is the API's normal race).
+    /// `operation`: the call (`append_patch`, `load`, `probe_write`, ...); `error`: the store's own
+    /// text (it names the file or table and what happened, so it goes to the log, never to a client);
+    /// `notReady`: it makes the node answer `/readyz` with 503 (a failed write, until a probe write
+    /// succeeds; a failed probe, while it fails); a failed read of a session does not;
+    /// `repeats`: failures with this same text since it was last reported and not reported (each
+    /// text is reported at most once per `StoreHealth.reportInterval`).
+    case failed(operation: String, error: String, notReady: Bool, repeats: Int)
+    /// A probe write succeeded after writes had failed: `/readyz` answers 200 again.
+    case recovered
+}
+
+/// What the API knows of its store's health, for `/readyz` and the log.
+///
+/// Before issue 27 readiness read one id a second and nothing else, so with the store file deleted
+/// or the disk full every PATCH answered 503 while `/readyz` said ready, and no failure was logged.
+/// Now:
+/// - a failed write (any but a conflict) makes the node not ready at once, and it stays so until
+///   a *probe write* (`SessionStorage.probe(write: true)`, one tiny row) succeeds: a write that
+///   fails again keeps it out of the balancer, a store that works again brings it back without a
+///   restart;
+/// - while ready, the probe is a read (`probe(write: false)`; for SQLite it also checks that the
+///   path still names the opened file);
+/// - the store is probed at most once per `checkInterval`, by one caller at a time: the others (a
+///   balancer's pollers) answer what is known meanwhile, rather than wait behind a store that hangs;
+/// - every failure is reported to `report`, at most once per `reportInterval` per distinct text,
+///   with the count of the ones held back, so a full disk under load is a line every 10 s, not
+///   one a request.
+final class StoreHealth: Sendable {
+    static let checkInterval = 1.0
+    static let reportInterval = 10.0
+    /// Distinct failure texts remembered for rate-limiting; beyond (texts naming sessions, say),
+    /// new texts within the interval are not reported: the log must not grow with the load.
+    static let maxCauses = 64
+
+    private struct Cause {
+        var reportedAt: Double
+        var repeats: Int
+    }
+
+    private struct State {
+        /// The API clock's reading at the last probe; nil before the first.
+        var checkedAt: Double?
+        /// What `/readyz` says is wrong (the kind of failure, never the store's text); nil: ready.
+        var problem: String?
+        /// A write failed and no probe write succeeded since.
+        var writesFailing = false
+        /// Write failures so far: a probe write that began before one must not clear it.
+        var writeFailures: UInt64 = 0
+        var probing = false
+        var causes: [String: Cause] = [:]
+
+        /// Whether to report a failure with `text` now, and with how many held back before it.
+        mutating func admit(_ text: String, now: Double) -> Int? {
+            if let cause = causes[text] {
+                guard now - cause.reportedAt >= StoreHealth.reportInterval else {
+                    causes[text]!.repeats += 1
+                    return nil
+                }
+                causes[text] = Cause(reportedAt: now, repeats: 0)
+                return cause.repeats
+            }
+            if causes.count >= StoreHealth.maxCauses {
+                causes = causes.filter { now - $0.value.reportedAt < StoreHealth.reportInterval }
+                if causes.count >= StoreHealth.maxCauses { return nil }
+            }
+            causes[text] = Cause(reportedAt: now, repeats: 0)
+            return 0
+        }
+    }
+
+    private let state = Locked(State())
+    /// Seconds on the API's clock (`APIConfiguration.clock`: monotonic, or the tests' own).
+    private let clock: @Sendable () -> Double
+    private let report: (@Sendable (StoreEvent) -> Void)?
+
+    init(clock: @escaping @Sendable () -> Double, report: (@Sendable (StoreEvent) -> Void)?) {
+        self.clock = clock
+        self.report = report
+    }
+
+    /// A store call failed: reported (rate-limited); a write also makes the node not ready.
+    func failed(_ operation: String, _ error: StorageError, write: Bool) {
+        if case .conflict = error { return }
+        if write {
+            state.withLock { s in
+                s.writesFailing = true
+                s.writeFailures &+= 1
+                s.problem = Self.readinessText(error)
+            }
+        }
+        reportFailure(operation, error, notReady: write)
+    }
+
+    private func reportFailure(_ operation: String, _ error: StorageError, notReady: Bool) {
+        let text = error.description
+        let now = clock()
+        if let repeats = state.withLock({ $0.admit(text, now: now) }) {
+            report?(.failed(operation: operation, error: text, notReady: notReady, repeats: repeats))
+        }
+    }
+
+    /// Why the node is not ready, or nil when it is: the last probe's finding, or a new probe's
+    /// when the last is `checkInterval` old (a write while writes fail, else a read).
+    func readiness(probing storage: any SessionStorage) -> String? {
+        let now = clock()
+        let plan: (write: Bool, failures: UInt64)? = state.withLock { s in
+            if s.probing { return nil }
+            if let at = s.checkedAt, now - at < Self.checkInterval { return nil }
+            s.probing = true
+            return (s.writesFailing, s.writeFailures)
+        }
+        guard let plan else { return state.withLock { $0.problem } }
+        var failure: StorageError? = nil
+        do throws(StorageError) {
+            try storage.probe(write: plan.write)
+        } catch {
+            failure = error
+        }
+        let (problem, recovered): (String?, Bool) = state.withLock { s in
+            s.probing = false
+            s.checkedAt = now
+            if let failure {
+                s.problem = Self.readinessText(failure)
+            } else if s.writeFailures == plan.failures {
+                // No write failed while the probe ran: its success is the store's state now.
+                let wasFailing = s.writesFailing
+                s.writesFailing = false
+                s.problem = nil
+                return (nil, wasFailing)
+            }
+            return (s.problem, false)
+        }
+        if let failure { reportFailure(plan.write ? "probe_write" : "probe_read", failure, notReady: true) }
+        if recovered { report?(.recovered) }
+        return problem
+    }
+
+    /// The kind of failure for `/readyz`'s body, never the store's own text (it names files on
+    /// the server).
+    static func readinessText(_ error: StorageError) -> String {
+        switch error {
+        case .unavailable: return "the session store is unavailable"
+        case .io: return "the session store cannot be read or written"
+        case .corrupt: return "the session store found damage"
+        case .conflict: return "the session store refused a read"
+        }
+    }
+}

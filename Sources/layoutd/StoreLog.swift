@@ -1,0 +1,23 @@
+import LayoutAPI
+import Logging
+
+/// The daemon's log lines about its session store (issue 27, item 7): the API reports failures
+/// (`APIConfiguration.onStoreEvent`, already one per distinct error per 10 s) and the store taking
+/// writes again; this words them. The error text is the store's own: it names the file (SQLite)
+/// or table (PostgreSQL) and what happened, which belongs in the operator's log and never in a
+/// client's answer. No store URL is printed here.
+enum StoreLog {
+    static func write(_ event: StoreEvent, to logger: Logger) {
+        switch event {
+        case .failed(let operation, let error, let notReady, let repeats):
+            let held = repeats > 0 ? " (\(repeats) more failure(s) with this error since it was last logged)" : ""
+            if notReady {
+                logger.error("session store \(operation) failed: \(error)\(held); not ready (GET /readyz answers 503) until the store works again")
+            } else {
+                logger.warning("session store \(operation) failed: \(error)\(held)")
+            }
+        case .recovered:
+            logger.notice("session store takes writes again (a probe write succeeded); ready")
+        }
+    }
+}
