@@ -16,6 +16,11 @@ public struct APIRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The request body (empty when there is none).
     public var body: [UInt8]
+    /// False when the caller is an event loop that must not wait for the session store or for a
+    /// session another request holds (a write may be waiting for the store under its lock). The
+    /// API then answers `APIResponse.mustWait` instead of waiting, and the caller hands the request
+    /// to a thread that may (`LayoutAPI.mayWaitOnStore` decides beforehand, this is the backstop).
+    public var mayWait = true
 
     public init(method: String, path: String, query: String = "",
                 headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

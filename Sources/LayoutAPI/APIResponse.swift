@@ -14,6 +14,17 @@ public struct APIResponse: Sendable {
     public var stream: APIEventStream?
     /// The route that answered, for metrics (set by `LayoutAPI.handle`; `unknown` for a 404 path).
     public internal(set) var route: RouteName = .unknown
+    /// The request was made with `mayWait` false and answering it needs a wait (the session store,
+    /// or a session another request holds): nothing was done; send it again from a thread that may
+    /// wait. Never sent to a client.
+    public internal(set) var mustWait = false
+
+    /// The answer to a request that may not wait but must (see `mustWait`).
+    static var waitNeeded: APIResponse {
+        var r = APIResponse(status: 503)
+        r.mustWait = true
+        return r
+    }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

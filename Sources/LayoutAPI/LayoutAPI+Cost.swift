@@ -10,15 +10,40 @@ extension LayoutAPI {
     /// memory is expensive too: it is read from the store, its patches replayed and it is solved
     /// (350 ms for a stored 1,000-view session), and its size is not known before it is read.
     /// DELETE and OPTIONS never wake.
+    ///
+    /// With a session store, also every request that may wait for it (issue 28: an event loop
+    /// never waits for a store): a write (POST, PUT, PATCH, DELETE of a session; a store that
+    /// stalls would stall every connection of the worker), and a read that must load or check the
+    /// session first (not in memory; on a shared store, possibly behind). What stays on the loop is
+    /// a read of a session in memory, made with `mayWait` false: should another request hold the
+    /// session meanwhile (a write waiting for the store), the API answers `mustWait` and the
+    /// daemon sends the request off the loop then (`isWaitingRead`).
     public func isExpensive(_ request: APIRequest) -> Bool {
         if request.body.count >= configuration.expensiveBytes { return true }
         // Only a wake costs more than the body: without a store no session is loaded, and every
         // session held is resident until the resident budget first puts one to sleep.
         guard durability != nil || store.mayHoldSleepers else { return false }
-        guard request.method != "DELETE", request.method != "OPTIONS",
-              let id = Route.match(request.path)?.sessionID else { return false }
+        let method = request.method
+        guard method != "OPTIONS", let route = Route.match(request.path) else { return false }
+        if durability != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
+        guard method != "DELETE", let id = route.sessionID else { return false }
         guard let session = store.peek(id) else { return durability != nil }
+        if sharedStore && mayBeBehind(session) { return true }
         return (session.dormantBytes ?? 0) >= configuration.expensiveBytes
+    }
+
+    /// Whether requests answered on an event loop must be made with `mayWait` false: with a
+    /// session store (see `isExpensive`).
+    public var readsMustNotWait: Bool { durability != nil }
+}
+
+extension Route {
+    /// Whether a write on this route may change a stored session (create, replace, patch, delete).
+    var writesSessions: Bool {
+        switch self {
+        case .sessions, .session: return true
+        default: return false
+        }
     }
 }
 

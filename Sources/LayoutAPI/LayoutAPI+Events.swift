@@ -13,7 +13,7 @@ extension LayoutAPI {
         // worker's loop when the wake is expensive (`isExpensive`); waking it when the stream
         // opens would solve it on the loop.
         var session: Session
-        switch existingSession(id) {
+        switch existingSession(id, mayWait: request.mayWait) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
@@ -21,9 +21,11 @@ extension LayoutAPI {
         // copy may not have heard of it yet: catch up first, so the stream never goes back.
         if sharedStore, let seen = request.header("Last-Event-ID").flatMap({ Int($0) }),
            seen > session.liveRevision ?? .max {
+            guard request.mayWait else { return .waitNeeded }
             do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
         }
-        guard session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
+        guard let alive = session.withState(mayWait: request.mayWait, { $0.alive }) else { return .waitNeeded }
+        guard alive else { return Problems.sessionNotFound(id) }
         var response = APIResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
@@ -49,9 +51,27 @@ extension LayoutAPI {
     /// answer and the stream opening. Unsubscribes when the stream ends.
     func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
         let events = session.events
+        // On the worker's loop as the stream opens: a session another request holds (a write
+        // waiting for the store) is subscribed to from the catch-up queue instead.
+        guard let taken: Int? = session.tryWithState({ st in
+            st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+        }) else {
+            catchUpQueue.async { [self] in subscribeWaiting(session, sink, absolute: absolute) }
+            return
+        }
+        finishSubscribing(session, sink, token: taken)
+    }
+
+    private func subscribeWaiting(_ session: Session, _ sink: any SSESink, absolute: Bool) {
+        let events = session.events
         let token: Int? = session.withState { st in
             st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
         }
+        finishSubscribing(session, sink, token: token)
+    }
+
+    private func finishSubscribing(_ session: Session, _ sink: any SSESink, token: Int?) {
+        let events = session.events
         guard let token else {
             let event = SSEEvent(data: SessionEvents.deletedData(sessionID: session.id, reason: "deleted"),
                                  event: "deleted")

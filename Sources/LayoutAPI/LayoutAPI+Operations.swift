@@ -28,16 +28,14 @@ extension LayoutAPI {
     /// 200 `{"status":"ready"}` while the store answers and takes writes (no store: always); else
     /// 503 with `Retry-After`. The store is probed at most once a second (`StoreHealth`), so a load
     /// balancer polling every second costs one cheap store call a second, whatever the pollers.
-    func readyz() -> APIResponse {
-        if let problem = storeReadiness() { return Problems.notReady(problem) }
+    func readyz(mayWait: Bool = true) -> APIResponse {
+        guard let durability else { return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")]) }
+        if let problem = storeHealth.readiness(probing: durability.storage, mayWait: mayWait) {
+            return Problems.notReady(problem)
+        }
         return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")])
     }
 
-    /// Why the store is not ready, or nil when it is (or there is none).
-    func storeReadiness() -> String? {
-        guard let durability else { return nil }
-        return storeHealth.readiness(probing: durability.storage)
-    }
 
     /// The API's families: sessions, event streams, solver work, the store.
     func writeMetrics(to out: inout PrometheusText) {

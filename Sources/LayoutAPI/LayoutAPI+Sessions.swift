@@ -228,18 +228,19 @@ extension LayoutAPI {
     /// diagnostics}`; `ETag`; 304 when `If-None-Match` names the current revision.
     func getSession(_ id: String, _ request: APIRequest, _ options: QueryOptions, withDocument: Bool) -> APIResponse {
         let session: Session
-        switch existingSession(id) {
+        switch existingSession(id, mayWait: request.mayWait) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
         typealias Snapshot = (canonical: CanonicalDocument, tag: SessionTag, diagnostics: Diagnostics,
                               frames: ResultEncoder.FrameSelection)
-        let snapshot: Snapshot? = session.withState { st in
+        let taken: Snapshot?? = session.withState(mayWait: request.mayWait) { st in
             guard st.alive else { return nil }
             return (st.canonical, st.tag, st.diagnostics,
                     options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
         }
-        guard let snapshot else { return Problems.sessionNotFound(id) }
+        guard let taken else { return .waitNeeded }
+        guard let snapshot = taken else { return Problems.sessionNotFound(id) }
         let etag = EntityTagCondition.etag(snapshot.tag)
         if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
            inm.matchesWeak(snapshot.tag) {

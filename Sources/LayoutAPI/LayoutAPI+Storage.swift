@@ -6,13 +6,17 @@ extension LayoutAPI {
     /// The live session `id`: the one in memory, else (with a store) the stored one, woken lazily
     /// (issue 21: a restart reads no session; each is loaded on its first request). Nil when there
     /// is none; a 503 when the store cannot be read for a session that is not in memory.
-    func findSession(_ id: String) throws(Failure) -> Session? {
+    /// `mayWait` false (an event loop): a `Failure` of `APIResponse.waitNeeded` instead of any
+    /// read of the store.
+    func findSession(_ id: String, mayWait: Bool = true) throws(Failure) -> Session? {
         if let session = store.lookup(id) {
             // Another node may have written it since (see LayoutAPI+SharedStore.swift).
             guard sharedStore, mayBeBehind(session) else { return session }
+            guard mayWait else { throw Failure(.waitNeeded) }
             return try catchUp(session)
         }
         guard let durability else { return nil }
+        guard mayWait else { throw Failure(.waitNeeded) }
         let epoch = noticeEpoch.withLock { $0 }
         let stored: StoredSession?
         do throws(StorageError) {
@@ -39,9 +43,9 @@ extension LayoutAPI {
     }
 
     /// `findSession`, with 404 for a session that does not exist.
-    func existingSession(_ id: String) -> Result<Session, Failure> {
+    func existingSession(_ id: String, mayWait: Bool = true) -> Result<Session, Failure> {
         do throws(Failure) {
-            guard let session = try findSession(id) else { return .failure(Failure(Problems.sessionNotFound(id))) }
+            guard let session = try findSession(id, mayWait: mayWait) else { return .failure(Failure(Problems.sessionNotFound(id))) }
             return .success(session)
         } catch {
             return .failure(error)

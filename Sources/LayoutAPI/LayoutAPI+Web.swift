@@ -6,17 +6,18 @@ extension LayoutAPI {
     /// The session drawn as SVG (absolute coordinates); `ETag`, 304 on a matching `If-None-Match`.
     func renderSession(_ id: String, _ request: APIRequest) -> APIResponse {
         let session: Session
-        switch existingSession(id) {
+        switch existingSession(id, mayWait: request.mayWait) {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
-        let snapshot: (tag: SessionTag, svg: String)? = session.withState { st in
+        let taken: (tag: SessionTag, svg: String)?? = session.withState(mayWait: request.mayWait) { st in
             guard st.alive else { return nil }
             return (st.tag, SVGRenderer.render(document: st.system.document,
                                                     frames: st.system.frames(.absolute),
                                                     diagnostics: st.diagnostics))
         }
-        guard let snapshot else { return Problems.sessionNotFound(id) }
+        guard let taken else { return .waitNeeded }
+        guard let snapshot = taken else { return Problems.sessionNotFound(id) }
         let etag = EntityTagCondition.etag(snapshot.tag)
         if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
            inm.matchesWeak(snapshot.tag) {

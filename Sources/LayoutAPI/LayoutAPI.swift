@@ -80,6 +80,7 @@ public final class LayoutAPI: Sendable {
     public func handle(_ request: APIRequest) -> APIResponse {
         let route = Route.match(request.path)
         var response = respond(to: request, route: route)
+        if response.mustWait { return response }  // nothing was done: the caller asks again
         cors.decorate(&response, for: request, preflight: request.method == "OPTIONS" ? route : nil)
         // Operator seam (issue 23): the route's metrics name and the request id, on every answer.
         response.route = route?.name ?? .unknown
@@ -155,7 +156,7 @@ public final class LayoutAPI: Sendable {
         case .metrics:
             return metrics()
         case .readyz:
-            return readyz()
+            return readyz(mayWait: request.mayWait)
         case .openAPIJSON:
             return Self.asset(Self.openAPIJSONBytes, contentType: MediaType.json)
         case .openAPIYAML:

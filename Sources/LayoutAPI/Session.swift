@@ -67,6 +67,21 @@ final class Session: Sendable {
         }
     }
 
+    /// `withState` when no other request holds the session now; nil, without waiting, when one
+    /// does (a write may be waiting for the session store under the lock: an event loop must not
+    /// wait behind it, see `APIRequest.mayWait`).
+    func tryWithState<R>(_ body: (inout SessionState) -> R) -> R? {
+        slot.tryWithLock { held in
+            let box = Self.residentBox(&held, limits: limits)
+            return body(&box.state)
+        }
+    }
+
+    /// `withState`, or `tryWithState` when the caller may not wait (`mayWait` false).
+    func withState<R>(mayWait: Bool, _ body: (inout SessionState) -> R) -> R? {
+        mayWait ? withState(body) : tryWithState(body)
+    }
+
     /// The resident state's box, waking a dormant session into it.
     private static func residentBox(_ held: inout Held, limits: DocumentLimits) -> StateBox {
         switch held.slot {
@@ -166,14 +181,16 @@ final class Session: Sendable {
     /// Marks the session dead (deleted or expired) without waking it.
     func retire() { withLifecycle { _, alive in alive = false } }
 
-    /// Puts a resident, live session to sleep; returns whether it did.
+    /// Puts a resident, live session to sleep; returns whether it did. A session some request
+    /// holds now is in use: left awake (whoever chose it as least recently used runs on a request's
+    /// thread, maybe an event loop, and must not wait behind a write to the store).
     @discardableResult
     func sleep() -> Bool {
-        slot.withLock { held in
+        slot.tryWithLock { held in
             guard case .resident(let box) = held.slot, box.state.alive else { return false }
             held.slot = .dormant(DormantSession(box.state))
             return true
-        }
+        } ?? false
     }
 
     /// Whether the session holds its solver now (for tests and statistics).

@@ -1,3 +1,4 @@
+import Dispatch
 import Primitives
 import Storage
 
@@ -53,7 +54,8 @@ final class StoreHealth: Sendable {
         var writesFailing = false
         /// Write failures so far: a probe write that began before one must not clear it.
         var writeFailures: UInt64 = 0
-        var probing = false
+        /// When the probe under way started (the API clock); nil: none is.
+        var probingSince: Double?
         var causes: [String: Cause] = [:]
 
         /// Whether to report a failure with `text` now, and with how many held back before it.
@@ -106,25 +108,54 @@ final class StoreHealth: Sendable {
         }
     }
 
-    /// Why the node is not ready, or nil when it is: the last probe's finding, or a new probe's
-    /// when the last is `checkInterval` old (a write while writes fail, else a read).
-    func readiness(probing storage: any SessionStorage) -> String? {
+    /// Where probes run: never on the caller's thread, an event loop that must not wait for a
+    /// store that may hang (issue 28).
+    private let prober = DispatchQueue(label: "layoutd.store-probe")
+
+    /// Why the node is not ready, or nil when it is, within `checkInterval` whatever the store
+    /// does: when the last probe is `checkInterval` old a new one runs (off the calling thread: a
+    /// write while writes fail, else a read) and, if the caller may wait, is waited for up to
+    /// `checkInterval`; a probe still under way a second after it started means the store does
+    /// not answer. Otherwise the last finding, at once.
+    func readiness(probing storage: any SessionStorage, mayWait: Bool = true) -> String? {
         let now = clock()
-        let plan: (write: Bool, failures: UInt64)? = state.withLock { s in
-            if s.probing { return nil }
-            if let at = s.checkedAt, now - at < Self.checkInterval { return nil }
-            s.probing = true
-            return (s.writesFailing, s.writeFailures)
+        let due = state.withLock { s in
+            s.probingSince == nil && (s.checkedAt.map { now - $0 >= Self.checkInterval } ?? true)
         }
-        guard let plan else { return state.withLock { $0.problem } }
+        let plan: (write: Bool, failures: UInt64)? = due ? state.withLock { s in
+            guard s.probingSince == nil, s.checkedAt.map({ now - $0 >= Self.checkInterval }) ?? true else { return nil }
+            s.probingSince = now
+            return (s.writesFailing, s.writeFailures)
+        } : nil
+        if let plan {
+            let done = DispatchSemaphore(value: 0)
+            prober.async { [self] in
+                probe(storage, plan, started: now)
+                done.signal()
+            }
+            // An event loop does not wait: it answers what the last probe found (at most a poll
+            // interval old), or that the store does not answer once a probe has run a second.
+            if mayWait { _ = done.wait(timeout: .now() + Self.checkInterval) }
+        }
+        return state.withLock { s in
+            // The API's clock may be a test's, which does not move while the probe runs: a probe
+            // not finished after the wait above is one the store did not answer.
+            if s.probingSince != nil, (plan != nil && mayWait) || clock() - s.probingSince! >= Self.checkInterval {
+                return "the session store does not answer"
+            }
+            return s.problem
+        }
+    }
+
+    private func probe(_ storage: any SessionStorage, _ plan: (write: Bool, failures: UInt64), started now: Double) {
         var failure: StorageError? = nil
         do throws(StorageError) {
             try storage.probe(write: plan.write)
         } catch {
             failure = error
         }
-        let (problem, recovered): (String?, Bool) = state.withLock { s in
-            s.probing = false
+        let recovered: Bool = state.withLock { s in
+            s.probingSince = nil
             s.checkedAt = now
             if let failure {
                 s.problem = Self.readinessText(failure)
@@ -133,13 +164,12 @@ final class StoreHealth: Sendable {
                 let wasFailing = s.writesFailing
                 s.writesFailing = false
                 s.problem = nil
-                return (nil, wasFailing)
+                return wasFailing
             }
-            return (s.problem, false)
+            return false
         }
         if let failure { reportFailure(plan.write ? "probe_write" : "probe_read", failure, notReady: true) }
         if recovered { report?(.recovered) }
-        return problem
     }
 
     /// The kind of failure for `/readyz`'s body, never the store's own text (it names files on

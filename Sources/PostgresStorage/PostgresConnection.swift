@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLibPQ
+import Primitives
 import Storage
 
 /// One libpq connection with its prepared statements. Not thread-safe: the pool lends it to one
@@ -11,6 +12,15 @@ final class PostgresConnection {
     /// Names of the statements prepared on this connection (a prepared statement lives as long as
     /// its connection: a new connection prepares them again).
     private var prepared: Set<String> = []
+    /// A call waited `answerTimeout` for the server and gave up: the connection is in an unknown
+    /// state (a statement may be running or committed), so it is never used again.
+    private(set) var abandoned = false
+
+    /// How long a call waits for the server's answer. A server that stopped (SIGSTOP, a VM paused,
+    /// a network that drops packets without a reset) keeps the TCP connection open, so neither
+    /// keepalives nor `tcp_user_timeout` end the wait; this does. Generous next to any statement
+    /// the store runs (milliseconds), short next to a client's patience.
+    static let answerTimeout = 10.0
 
     /// Connects to `url` (a `postgres://` URL or any libpq connection string). `defaults` come
     /// before the URL, so that what the URL says wins over them.
@@ -37,7 +47,7 @@ final class PostgresConnection {
     /// Whether the connection is still usable, without a round trip: a server that closed it (a
     /// restart, `pg_terminate_backend`) left an end of file (or an error message) to read.
     var isAlive: Bool {
-        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        guard !abandoned, PQstatus(handle) == CONNECTION_OK else { return false }
         var fds = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         // Anything to read while idle is a notice, an error or the end of the stream (a server
         // that closes a connection sends its reason first): let libpq read it all.
@@ -49,7 +59,7 @@ final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
-    var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isConnected: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
     var isIdleOutsideTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
     /// The process id of the server process serving this connection (tests terminate it).
@@ -57,14 +67,14 @@ final class PostgresConnection {
 
     /// Runs `sql` (no parameters; several statements allowed), rows ignored.
     func execute(_ sql: String) throws(StorageError) {
-        let result = PQexec(handle, sql)
+        let result = try answer(to: PQsendQuery(handle, sql), what: sql)
         defer { PQclear(result) }
         try check(result, what: sql)
     }
 
     /// Runs `sql` (no parameters) and answers its rows, text-format.
     func texts(_ sql: String) throws(StorageError) -> [[String?]] {
-        let result = PQexec(handle, sql)
+        let result = try answer(to: PQsendQuery(handle, sql), what: sql)
         defer { PQclear(result) }
         try check(result, what: sql)
         return (0..<PQntuples(result)).map { row in
@@ -78,7 +88,8 @@ final class PostgresConnection {
     func prepare(_ statement: PostgresStatement) throws(StorageError) {
         if prepared.contains(statement.name) { return }
         let types = statement.types.map(\.rawValue)
-        let result = PQprepare(handle, statement.name, statement.sql, Int32(types.count), types)
+        let result = try answer(to: PQsendPrepare(handle, statement.name, statement.sql, Int32(types.count), types),
+                                what: "preparing \(statement.name)")
         defer { PQclear(result) }
         try check(result, what: "preparing \(statement.name)")
         prepared.insert(statement.name)
@@ -116,13 +127,14 @@ final class PostgresConnection {
             }
             buffer.append(0)
         }
-        let result: OpaquePointer? = buffer.withUnsafeBufferPointer { bytes in
+        let sent: Int32 = buffer.withUnsafeBufferPointer { bytes in
             let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             let values: [UnsafePointer<CChar>?] = offsets.map { o in
                 o.map { (base + $0).assumingMemoryBound(to: CChar.self) }
             }
-            return PQexecPrepared(handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
+            return PQsendQueryPrepared(handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
         }
+        let result = try answer(to: sent, what: statement.name)
         do throws(StorageError) {
             try check(result, what: statement.name)
         } catch {
@@ -130,6 +142,44 @@ final class PostgresConnection {
             throw error
         }
         return PostgresRows(result!)
+    }
+
+    /// Waits, at most `answerTimeout`, for the results of the query just sent (`sent`: what the
+    /// `PQsend…` call answered) and answers the last one, as `PQexec` would (nil when libpq could
+    /// not even send it: `check` reads the connection's error then). A server that does not answer
+    /// in time leaves the connection `abandoned`.
+    private func answer(to sent: Int32, what: String) throws(StorageError) -> OpaquePointer? {
+        guard sent == 1 else { return nil }
+        let deadline = MonotonicTime.now.seconds + Self.answerTimeout
+        func wait(for events: Int32) throws(StorageError) {
+            let left = deadline - MonotonicTime.now.seconds
+            var fd = pollfd(fd: PQsocket(handle), events: Int16(events), revents: 0)
+            let ready = left > 0 ? poll(&fd, 1, Int32(min(left, 3600) * 1000) + 1) : 0
+            if ready == 0 {
+                abandoned = true
+                throw StorageError.unavailable("PostgreSQL did not answer \(what) within \(Int(Self.answerTimeout)) s")
+            }
+        }
+        // The query may not have left in one write (a large document): flush it all first.
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            if flushed < 0 { return nil }
+            try wait(for: Int32(POLLOUT | POLLIN))
+            if PQconsumeInput(handle) == 0 { return nil }
+        }
+        var last: OpaquePointer? = nil
+        while true {
+            while PQisBusy(handle) != 0 {
+                try wait(for: Int32(POLLIN))
+                if PQconsumeInput(handle) == 0 { break }
+            }
+            guard let result = PQgetResult(handle) else { return last }
+            if let last { PQclear(last) }
+            last = result
+            // COPY states never occur here (the store runs no COPY); a broken connection ends the loop.
+            if PQstatus(handle) != CONNECTION_OK { return last }
+        }
     }
 
     /// Throws what a failed result means for the store: the connection lost (or the server going

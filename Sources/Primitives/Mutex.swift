@@ -42,6 +42,15 @@ public final class PThreadLock: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` under the lock when it is free now; nil, without waiting, when another thread
+    /// holds it.
+    @inline(__always)
+    public func tryWithLock<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
     /// Sleeps until ``signal()`` or ``broadcast()``; only inside ``withLock(_:)``, whose lock is
     /// released meanwhile and held again on return.
     public func wait() { pthread_cond_wait(condition, mutex) }
@@ -71,5 +80,10 @@ public final class Locked<Value>: @unchecked Sendable {
 
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try lock.withLock { try body(&value) }
+    }
+
+    /// `withLock` when the lock is free now; nil, without waiting, when another thread holds it.
+    public func tryWithLock<R>(_ body: (inout Value) throws -> R) rethrows -> R? {
+        try lock.tryWithLock { try body(&value) }
     }
 }

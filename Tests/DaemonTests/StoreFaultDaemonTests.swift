@@ -111,4 +111,64 @@ struct StoreFaultDaemonTests {
         #expect(document.contains("333"))
         if !storeKeptRevision2 { #expect(!document.contains("111")) }
     }
+
+    /// Sends `signal` (STOP, CONT) to the server's postmaster and every backend.
+    static func signalServer(_ server: Server, _ signal: String) throws {
+        let pid = try Server.script("head -n 1 \"$1/postmaster.pid\"", server.dataDirectory)
+        _ = try Server.script("pkill -\(signal) -P \"$1\"; kill -\(signal) \"$1\"", pid)
+    }
+
+    static func timed(_ body: () throws -> RawHTTPResponse) rethrows -> (response: RawHTTPResponse, seconds: Double) {
+        let start = Date()
+        let r = try body()
+        return (r, Date().timeIntervalSince(start))
+    }
+
+    @Test("PostgreSQL frozen (SIGSTOP) while a PATCH waits for it: /healthz, /metrics and reads of other sessions answer at once on the same worker, /readyz says 503 within a second; the PATCH lands when it thaws")
+    func frozenStoreBlocksNoEventLoop() throws {
+        let server = try Server()
+        // One worker: everything below shares the event loop the PATCH arrived on.
+        let node = try Daemon(["--store", server.url, "--log-level", "warning", "--threads", "1"])
+        let c = try node.connect()
+        #expect(try c.put("/v1/sessions/s", Documents.card).status == 201)
+        #expect(try c.put("/v1/sessions/t", Documents.card).status == 201)
+        #expect(try c.get("/readyz").status == 200)
+        try Self.signalServer(server, "STOP")
+        var thawed = false
+        defer { if !thawed { try? Self.signalServer(server, "CONT") } }
+        let patched = DispatchSemaphore(value: 0)
+        let result = Locked<RawHTTPResponse?>(nil)
+        let port = node.port
+        Thread.detachNewThread {
+            let r = try? RawHTTPConnection(port: port, timeoutSeconds: 30).patch("/v1/sessions/s", Self.card(321))
+            result.update { $0 = r }
+            patched.signal()
+        }
+        // The PATCH is waiting for the frozen store once the store call shows in flight; give it
+        // the time to get there (it cannot answer before the thaw).
+        #expect(patched.wait(timeout: .now() + 0.5) == .timedOut)
+        let others = try node.connect(timeoutSeconds: 5)
+        for (name, request) in [("healthz", "/healthz"), ("metrics", "/metrics"), ("other session", "/v1/sessions/t"),
+                                ("other session's frames", "/v1/sessions/t/frames")] {
+            let (r, seconds) = try Self.timed { try others.get(request) }
+            #expect(r.status == 200 && seconds < 0.1, "\(name): \(r.status) in \(seconds) s")
+        }
+        // Readiness is probed at most once a second: 503 once a probe finds the store silent, and
+        // no call waits longer than a probe's bound for it.
+        let frozenSince = Date()
+        var ready: RawHTTPResponse
+        repeat {
+            let (r, seconds) = try Self.timed { try others.get("/readyz") }
+            #expect(seconds < 1.5, "readyz took \(seconds) s")
+            ready = r
+        } while ready.status == 200 && Date().timeIntervalSince(frozenSince) < 5
+        #expect(ready.status == 503 && ready.problemType == "/problems/not-ready", "\(ready.status) \(ready.text)")
+        #expect(Date().timeIntervalSince(frozenSince) < 3)
+        try Self.signalServer(server, "CONT")
+        thawed = true
+        #expect(patched.wait(timeout: .now() + 15) == .success)
+        let r = result.value
+        #expect(r?.status == 200 && r?.header("ETag").etagRevision == 2, "\(r?.status ?? 0) \(r?.text ?? "no answer")")
+        #expect(try c.get("/v1/sessions/s").header("ETag").etagRevision == 2)
+    }
 }
