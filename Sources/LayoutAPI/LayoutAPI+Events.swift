@@ -23,7 +23,11 @@ extension LayoutAPI {
            seen > session.liveRevision ?? .max {
             do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
         }
-        guard session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
+        do throws(Failure) {
+            guard try session.withState({ $0.alive }) else { return Problems.sessionNotFound(id) }
+        } catch {
+            return error.response
+        }
         var response = APIResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
@@ -49,8 +53,16 @@ extension LayoutAPI {
     /// answer and the stream opening. Unsubscribes when the stream ends.
     func subscribe(_ session: Session, _ sink: any SSESink, absolute: Bool) {
         let events = session.events
-        let token: Int? = session.withState { st in
-            st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+        let token: Int?
+        do throws(Failure) {
+            token = try session.withState { st in
+                st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+            }
+        } catch {
+            // It slept again since the answer and the store cannot give its text back now: the
+            // stream ends without an event, and the client reconnects (a `deleted` would lie).
+            sink.execute { sink.finish() }
+            return
         }
         guard let token else {
             let event = SSEEvent(data: SessionEvents.deletedData(sessionID: session.id, reason: "deleted"),

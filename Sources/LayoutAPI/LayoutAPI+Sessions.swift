@@ -76,7 +76,8 @@ extension LayoutAPI {
             // A conflict: the id is stored already (created concurrently): look again.
             return failure.staleSession ? .taken : .failed(failure.response)
         }
-        let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 })
+        let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 },
+                              durability: durability)
         for _ in 0..<4 {
             switch store.insert(session) {
             case .inserted:
@@ -170,7 +171,7 @@ extension LayoutAPI {
                 if let session = try findSession(id) {
                     // A changed document replaces the state without looking at it: a dormant
                     // session is not woken (its document solved) only to be dropped.
-                    let outcome: PutOutcome = session.replacing { tag, alive, canonical in
+                    let outcome: PutOutcome = try session.replacing { tag, alive, canonical in
                         guard alive else { return .answer(.retry) }
                         if let failure = preconditionFailure(tag) { return .answer(.failed(failure)) }
                         guard canonical != prepared.canonical else {
@@ -232,10 +233,15 @@ extension LayoutAPI {
         }
         typealias Snapshot = (canonical: CanonicalDocument, tag: SessionTag, diagnostics: Diagnostics,
                               frames: ResultEncoder.FrameSelection)
-        let snapshot: Snapshot? = session.withState { st in
-            guard st.alive else { return nil }
-            return (st.canonical, st.tag, st.diagnostics,
-                    options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
+        let snapshot: Snapshot?
+        do throws(Failure) {
+            snapshot = try session.withState { st in
+                guard st.alive else { return nil }
+                return (st.canonical, st.tag, st.diagnostics,
+                        options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
+            }
+        } catch {
+            return error.response
         }
         guard let snapshot else { return Problems.sessionNotFound(id) }
         let etag = EntityTagCondition.etag(snapshot.tag)

@@ -10,11 +10,16 @@ extension LayoutAPI {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
-        let snapshot: (tag: SessionTag, svg: String)? = session.withState { st in
-            guard st.alive else { return nil }
-            return (st.tag, SVGRenderer.render(document: st.system.document,
-                                                    frames: st.system.frames(.absolute),
-                                                    diagnostics: st.diagnostics))
+        let snapshot: (tag: SessionTag, svg: String)?
+        do throws(Failure) {
+            snapshot = try session.withState { st in
+                guard st.alive else { return nil }
+                return (st.tag, SVGRenderer.render(document: st.system.document,
+                                                        frames: st.system.frames(.absolute),
+                                                        diagnostics: st.diagnostics))
+            }
+        } catch {
+            return error.response
         }
         guard let snapshot else { return Problems.sessionNotFound(id) }
         let etag = EntityTagCondition.etag(snapshot.tag)

@@ -63,6 +63,7 @@ public final class LayoutAPI: Sendable {
         // With a store, the registry is a cache of stored sessions: the limit applies to the store.
         self.store = SessionStore(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
                                   maxResident: configuration.maxResidentSessions,
+                                  maxResidentBytes: configuration.maxResidentBytes,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock, onExpired: onExpired)
         self.cors = CORS(origins: configuration.corsOrigins)
