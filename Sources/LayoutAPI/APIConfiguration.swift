@@ -20,6 +20,11 @@ public struct APIConfiguration: Sendable {
     /// (docs/http.md, "Resident and dormant sessions"). 0: no limit. Default 0 here; the daemon's
     /// configuration sets 1 000.
     public var maxResidentSessions: Int
+    /// Most bytes the sessions in memory may take, estimated from their document text and their
+    /// views and constraint entries (`MemoryEstimate`); beyond, the least recently used sleep as
+    /// for `maxResidentSessions` (with a session store a sleeping session keeps no text at all).
+    /// 0: no limit. Default 0 here; the daemon's configuration sets 1 GiB.
+    public var maxResidentBytes: Int
     /// A session not touched (by any request naming it) for this many seconds is dropped.
     /// Default 900 (15 minutes); 0 or less never expires sessions.
     public var sessionIdleTimeoutSeconds: Double
@@ -48,7 +53,8 @@ public struct APIConfiguration: Sendable {
     public var onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil
 
     public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
-                maxSessions: Int = 10_000, maxResidentSessions: Int = 0, sessionIdleTimeoutSeconds: Double = 900,
+                maxSessions: Int = 10_000, maxResidentSessions: Int = 0, maxResidentBytes: Int = 0,
+                sessionIdleTimeoutSeconds: Double = 900,
                 corsOrigins: [String] = [], maxJSONDepth: Int = 64,
                 maxSubscribersPerSession: Int = 100, maxSubscribers: Int = 1_000, expensiveBytes: Int = 64 << 10,
                 clock: @escaping @Sendable () -> Double = APIConfiguration.monotonicSeconds) {
@@ -57,6 +63,7 @@ public struct APIConfiguration: Sendable {
         self.maxConstraints = maxConstraints
         self.maxSessions = maxSessions
         self.maxResidentSessions = maxResidentSessions
+        self.maxResidentBytes = maxResidentBytes
         self.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds
         self.corsOrigins = corsOrigins
         self.maxJSONDepth = maxJSONDepth

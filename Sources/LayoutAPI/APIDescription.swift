@@ -2843,7 +2843,8 @@ enum APIDescription {
     "properties": {
      "$schema": {
       "type": "string",
-      "description": "The URL of this schema, for editors (ignored by the server)."
+      "maxLength": 2048,
+      "description": "The URL of this schema, for editors (ignored by the server, kept in the document: at most 2,048 characters, else `too_long`)."
      },
      "direction": {
       "type": "string",
@@ -6045,7 +6046,9 @@ components:
       properties:
         $schema:
           type: string
-          description: The URL of this schema, for editors (ignored by the server).
+          maxLength: 2048
+          description: 'The URL of this schema, for editors (ignored by the server, kept in the document:
+            at most 2,048 characters, else `too_long`).'
         direction:
           type: string
           enum:
@@ -7034,7 +7037,8 @@ components:
   "properties": {
     "$schema": {
       "type": "string",
-      "description": "The URL of this schema, for editors (ignored by the server)."
+      "maxLength": 2048,
+      "description": "The URL of this schema, for editors (ignored by the server, kept in the document: at most 2,048 characters, else `too_long`)."
     },
     "direction": {
       "type": "string",

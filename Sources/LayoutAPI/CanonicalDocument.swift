@@ -22,6 +22,10 @@ struct CanonicalDocument: Equatable, Sendable {
     private var constraintRanges: [Int32] = []
     /// New text of members replaced since the last fold, by member key (`key(_:_:)`).
     private var replaced: [Int: [UInt8]] = [:]
+    /// How much longer the replaced members make the text than `base` (negative when shorter):
+    /// `byteCount` without assembling the text (the PATCH size cap and the resident byte budget
+    /// ask on every edit).
+    private var replacedDelta = 0
 
     /// - Parameter canonical: a canonical document (`DocumentParser.canonicalize` of a valid one).
     init(_ canonical: JSONValue) {
@@ -81,6 +85,15 @@ struct CanonicalDocument: Equatable, Sendable {
         (try? JSONParser.parse(bytes, maxDepth: 1024)) ?? .null
     }
 
+    /// The length of `bytes`, in O(1).
+    var byteCount: Int { base.count + replacedDelta }
+
+    /// The length `bytes` would have with `members` replaced by their new text (what a PATCH's
+    /// `SessionChange.Canonical.members` would make), without replacing them.
+    func byteCount(replacing members: [(group: Group, position: Int, text: [UInt8])]) -> Int {
+        members.reduce(byteCount) { $0 + $1.text.count - (memberText($1.group, at: $1.position)?.count ?? 0) }
+    }
+
     /// The number of members of `group`.
     func count(_ group: Group) -> Int { (group == .views ? viewRanges : constraintRanges).count / 2 }
 
@@ -107,6 +120,7 @@ struct CanonicalDocument: Equatable, Sendable {
     /// Replaces the member at `position` of `group` (which must exist) with `text`, which must be
     /// what `JSONWriter` writes for its new value.
     mutating func replace(_ group: Group, at position: Int, text: [UInt8]) {
+        replacedDelta += text.count - (memberText(group, at: position)?.count ?? 0)
         replaced[key(group, position)] = text
         if replaced.count > max(8, (count(.views) + count(.constraints)) / 4) { fold() }
     }
@@ -117,6 +131,7 @@ struct CanonicalDocument: Equatable, Sendable {
         var c = self
         c.fold()
         c.replaced = [:]
+        c.replacedDelta = 0
         return c
     }
 
@@ -128,6 +143,7 @@ struct CanonicalDocument: Equatable, Sendable {
         viewRanges = views
         constraintRanges = constraints
         replaced.removeAll(keepingCapacity: true)
+        replacedDelta = 0
     }
 
     private func key(_ group: Group, _ position: Int) -> Int {

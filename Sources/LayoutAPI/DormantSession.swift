@@ -12,10 +12,17 @@ import LayoutModel
 /// session answers what it answered before it slept.
 /// The frames it last answered are kept all the same (4 numbers a view): the next PATCH reports
 /// the frames that changed since then, whatever the solve gives.
+///
+/// With a session store the text is not kept either (`canonical` nil): the store holds it, and
+/// the wake reads it back (`reloaded`), as a restart would. Sessions padded to the body limit
+/// would otherwise keep a megabyte each in memory for as long as they live (issue 27).
 struct DormantSession: Sendable {
     /// The canonical document: its text, and where its members are (8 bytes a member; waking
-    /// would otherwise write the text again to find them).
-    let canonical: CanonicalDocument
+    /// would otherwise write the text again to find them). Nil when the session store holds it.
+    let canonical: CanonicalDocument?
+    /// The text's length when it fell asleep, kept or not: what a wake will parse and solve
+    /// (`LayoutAPI.isExpensive`).
+    let textBytes: Int
     let revision: Int
     let generation: UInt64
     let writeID: UInt64
@@ -26,8 +33,10 @@ struct DormantSession: Sendable {
     /// document (a delegate constraint without a `delegate` entry keeps its last state).
     let delegates: [String: Bool]
 
-    init(_ state: SessionState) {
-        canonical = state.canonical.stored
+    /// - Parameter keepText: false when a session store holds the document (the wake reads it).
+    init(_ state: SessionState, keepText: Bool = true) {
+        canonical = keepText ? state.canonical.stored : nil
+        textBytes = state.canonical.byteCount
         revision = state.revision
         generation = state.generation
         writeID = state.writeID
@@ -38,17 +47,40 @@ struct DormantSession: Sendable {
 
     /// A session as the session store holds it (its document replayed to canonical form): it has
     /// no frames yet; its first wake solves them, as any wake would.
-    init(canonical: CanonicalDocument, revision: Int, generation: UInt64, writeID: UInt64, delegates: [String: Bool]) {
+    init(canonical: CanonicalDocument, revision: Int, generation: UInt64, writeID: UInt64, delegates: [String: Bool],
+         frames: [Frame] = []) {
+        self.init(canonical: canonical, textBytes: canonical.byteCount, revision: revision, generation: generation,
+                  writeID: writeID, delegates: delegates, frames: frames)
+    }
+
+    private init(canonical: CanonicalDocument?, textBytes: Int, revision: Int, generation: UInt64, writeID: UInt64,
+                 delegates: [String: Bool], frames: [Frame]) {
         self.canonical = canonical
+        self.textBytes = textBytes
         self.revision = revision
         self.generation = generation
         self.writeID = writeID
         self.alive = true
-        self.frames = []
+        self.frames = frames
         self.delegates = delegates
     }
 
+    /// What the session holds in memory asleep, estimated (`Session.footprint`): its text when
+    /// kept, its last frames (4 doubles a view), and its delegate memory.
+    var footprint: Int {
+        (canonical?.byteCount ?? 0) + frames.count * MemoryEstimate.bytesPerFrame
+            + delegates.count * MemoryEstimate.bytesPerDelegate + MemoryEstimate.bytesPerSession
+    }
+
     var tag: SessionTag { SessionTag(revision: revision, generation: generation) }
+
+    /// The same session without its text (the session store holds it: `reloaded`).
+    var withoutText: DormantSession {
+        var d = DormantSession(canonical: nil, textBytes: textBytes, revision: revision, generation: generation,
+                               writeID: writeID, delegates: delegates, frames: frames)
+        d.alive = alive
+        return d
+    }
 
     /// The resident state again: the document re-read from its text, solved and diagnosed.
     ///
@@ -56,7 +88,7 @@ struct DormantSession: Sendable {
     /// reads back; if it ever did not, the session wakes dead (it answers 404 like a deleted one)
     /// rather than trapping the daemon.
     func wake(limits: DocumentLimits) -> SessionState {
-        guard let json = try? JSONParser.parse(canonical.bytes, maxDepth: 1024),
+        guard let canonical, let json = try? JSONParser.parse(canonical.bytes, maxDepth: 1024),
               case .success(let document) = DocumentParser.parse(json, limits: limits) else {
             var dead = SessionState(canonical: CanonicalDocument(.object(JSONObject())),
                                     system: LayoutSystem(document: Document()), revision: revision,

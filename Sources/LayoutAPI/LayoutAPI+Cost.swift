@@ -29,7 +29,9 @@ extension LayoutAPI {
         guard method != "DELETE", let id = route.sessionID else { return false }
         guard let session = store.peek(id) else { return durability != nil }
         if sharedStore && mayBeBehind(session) { return true }
-        return (session.dormantBytes ?? 0) >= configuration.expensiveBytes
+        guard let dormant = session.dormantText else { return false }
+        // Asleep without its text: the wake reads the store.
+        return !dormant.held || dormant.bytes >= configuration.expensiveBytes
     }
 
     /// Whether requests answered on an event loop must be made with `mayWait` false: with a

@@ -24,8 +24,12 @@ extension LayoutAPI {
             guard request.mayWait else { return .waitNeeded }
             do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
         }
-        guard let alive = session.withState(mayWait: request.mayWait, { $0.alive }) else { return .waitNeeded }
-        guard alive else { return Problems.sessionNotFound(id) }
+        do throws(Failure) {
+            guard let alive = try session.withState(mayWait: request.mayWait, { $0.alive }) else { return .waitNeeded }
+            guard alive else { return Problems.sessionNotFound(id) }
+        } catch {
+            return error.response
+        }
         var response = APIResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
@@ -64,8 +68,16 @@ extension LayoutAPI {
 
     private func subscribeWaiting(_ session: Session, _ sink: any SSESink, absolute: Bool) {
         let events = session.events
-        let token: Int? = session.withState { st in
-            st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+        let token: Int?
+        do throws(Failure) {
+            token = try session.withState { st in
+                st.alive ? events.subscribe(sink, absolute: absolute, current: st) : nil
+            }
+        } catch {
+            // It slept again since the answer and the store cannot give its text back now: the
+            // stream ends without an event, and the client reconnects (a `deleted` would lie).
+            sink.execute { sink.finish() }
+            return
         }
         finishSubscribing(session, sink, token: token)
     }

@@ -41,10 +41,13 @@ extension LayoutAPI {
     func writeMetrics(to out: inout PrometheusText) {
         let values = APIMetrics.counters.values()
         out.family("layoutd_sessions", .gauge, help: "Sessions by state: resident (solver in memory), dormant (document text only, in memory), stored (in the session store).")
-        let held = store.count, resident = min(held, configuration.maxResidentSessions == 0 ? held : store.residentCount)
+        let held = store.count, resident = min(held, store.budgeted ? store.residentCount : held)
         out.sample("layoutd_sessions", ["state": "resident"], Double(resident))
         out.sample("layoutd_sessions", ["state": "dormant"], Double(held - resident))
         if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.withLock { $0 })) }
+        out.single("layoutd_resident_bytes", .gauge,
+                   help: "Estimated bytes of the sessions in memory (document text, solver state per view and constraint entry), which maxResidentBytes bounds.",
+                   Double(store.memory.bytes))
 
         out.single("layoutd_sse_subscribers", .gauge, help: "Open event streams (GET /v1/sessions/{id}/events).",
                    Double(subscriberCount))

@@ -41,24 +41,31 @@ extension LayoutAPI {
 
         var attempt = 0
         while true {
-            let outcome: Result<SessionAnswer, Failure> = session.withState { st in
-                guard st.alive else { return .failure(Failure(Problems.sessionNotFound(id))) }
-                if let ifMatch, !ifMatch.matchesStrong(st.tag) {
-                    return .failure(Failure(Problems.preconditionFailed(st.tag,
-                        detail: "If-Match does not match the current revision \(st.revision)")))
+            let outcome: Result<SessionAnswer, Failure>
+            do throws(Failure) {
+                outcome = try session.withState { st in
+                    guard st.alive else { return .failure(Failure(Problems.sessionNotFound(id))) }
+                    if let ifMatch, !ifMatch.matchesStrong(st.tag) {
+                        return .failure(Failure(Problems.preconditionFailed(st.tag,
+                            detail: "If-Match does not match the current revision \(st.revision)")))
+                    }
+                    let t1 = MonotonicTime.now
+                    let decision = decide(body, &st)
+                    timing.parse += MonotonicTime.now - t1
+                    switch decision {
+                    case .failed(let response):
+                        return .failure(Failure(response))
+                    case .unchanged:
+                        return SessionAnswer.unchanged(st, options)
+                    case .change(let change):
+                        if let refusal = sizeRefusal(change, st.canonical) { return .failure(Failure(refusal)) }
+                        return st.commit(change, options, answering: .changes, events: session.events, timing: &timing,
+                                         durable: durable(id))
+                    }
                 }
-                let t1 = MonotonicTime.now
-                let decision = decide(body, &st)
-                timing.parse += MonotonicTime.now - t1
-                switch decision {
-                case .failed(let response):
-                    return .failure(Failure(response))
-                case .unchanged:
-                    return SessionAnswer.unchanged(st, options)
-                case .change(let change):
-                    return st.commit(change, options, answering: .changes, events: session.events, timing: &timing,
-                                     durable: durable(id))
-                }
+            } catch {
+                // The session slept without its text and the store could not give it back.
+                outcome = .failure(error)
             }
             switch outcome {
             case .failure(let failure) where failure.staleSession && attempt < Self.fencedRetries:
@@ -71,6 +78,20 @@ extension LayoutAPI {
                 return answer.response(timing)
             }
         }
+    }
+
+    /// A PATCH may not make the document larger than a PUT could send (`maxBodyBytes`): else a
+    /// session grows by patches past every limit, in memory and in the store (issue 27). A patch
+    /// that does not grow the document is never refused (a canonical document may be a little
+    /// longer than the body that made it: ids of array entries become keys). 413, as for a body.
+    func sizeRefusal(_ change: SessionChange, _ canonical: CanonicalDocument) -> APIResponse? {
+        let size: Int
+        switch change.canonical {
+        case .members(let members): size = canonical.byteCount(replacing: members)
+        case .document(let document): size = document.byteCount
+        }
+        guard size > configuration.maxBodyBytes, size > canonical.byteCount else { return nil }
+        return Problems.documentTooLarge(size, limit: configuration.maxBodyBytes)
     }
 
     /// How many times a write fenced off by the store (another node wrote first) is decided again

@@ -78,7 +78,8 @@ extension LayoutAPI {
             // A conflict: the id is stored already (created concurrently): look again.
             return failure.staleSession ? .taken : .failed(failure.response)
         }
-        let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 })
+        let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 },
+                              durability: durability)
         for _ in 0..<4 {
             switch store.insert(session) {
             case .inserted:
@@ -172,7 +173,7 @@ extension LayoutAPI {
                 if let session = try findSession(id) {
                     // A changed document replaces the state without looking at it: a dormant
                     // session is not woken (its document solved) only to be dropped.
-                    let outcome: PutOutcome = session.replacing { tag, writeID, alive, canonical in
+                    let outcome: PutOutcome = try session.replacing { tag, writeID, alive, canonical in
                         guard alive else { return .answer(.retry) }
                         if let failure = preconditionFailure(tag) { return .answer(.failed(failure)) }
                         guard canonical != prepared.canonical else {
@@ -234,10 +235,15 @@ extension LayoutAPI {
         }
         typealias Snapshot = (canonical: CanonicalDocument, tag: SessionTag, diagnostics: Diagnostics,
                               frames: ResultEncoder.FrameSelection)
-        let taken: Snapshot?? = session.withState(mayWait: request.mayWait) { st in
-            guard st.alive else { return nil }
-            return (st.canonical, st.tag, st.diagnostics,
-                    options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
+        let taken: Snapshot??
+        do throws(Failure) {
+            taken = try session.withState(mayWait: request.mayWait) { st in
+                guard st.alive else { return nil }
+                return (st.canonical, st.tag, st.diagnostics,
+                        options.absolute ? .init(st.system.frames(.absolute)) : .init(st.frames, keys: st.frameKeys))
+            }
+        } catch {
+            return error.response
         }
         guard let taken else { return .waitNeeded }
         guard let snapshot = taken else { return Problems.sessionNotFound(id) }

@@ -84,7 +84,8 @@ extension LayoutAPI {
 
     /// Brings the copy to the notice's revision from the notice alone when it can.
     private func follow(_ change: Change, _ session: Session) -> Applied {
-        session.withState { st in
+        // A session asleep without its text whose store read fails: the store is asked again.
+        (try? session.withState { st -> Applied in
             guard st.alive, st.generation == change.generation else { return .needsStore }
             if st.revision > change.revision { return .done }
             // The same revision with other content: this copy holds a revision the store lost.
@@ -94,7 +95,7 @@ extension LayoutAPI {
                 return .done
             }
             return .needsStore
-        }
+        }) ?? .needsStore
     }
 
     /// Whether the store may hold a later state of `session` than this node: a notice named a
@@ -136,7 +137,7 @@ extension LayoutAPI {
             session.events.end(sessionID: session.id, reason: "deleted")
             return stored == nil ? nil : try findSession(session.id)
         }
-        let caughtUp: Bool = session.withState { st in
+        let caughtUp: Bool = try session.withState { st in
             guard st.alive else { return true }
             return synchronize(&st, with: stored, events: session.events)
         }
@@ -163,9 +164,8 @@ extension LayoutAPI {
             }
             if st.revision == stored.revision && st.writeID == stored.writeID { return true }
         }
-        guard let bytes = try? stored.document(replay: SessionDurability.replay),
-              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else { return false }
-        let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
+        guard let canonical = SessionDurability.canonical(of: stored) else { return false }
+        let dormant = DormantSession(canonical: canonical, revision: stored.revision,
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         st = dormant.wake(limits: limits)
         events.publish(st)

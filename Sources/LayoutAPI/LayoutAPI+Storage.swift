@@ -28,13 +28,12 @@ extension LayoutAPI {
         // The stored document is the canonical text the session answered (replayed by the API's
         // own rule); read back into its member index. It wakes dormant: solved on first use, with
         // the delegate states it remembered, as a session put to sleep would be.
-        guard let bytes = try? stored.document(replay: SessionDurability.replay),
-              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else {
+        guard let canonical = SessionDurability.canonical(of: stored) else {
             throw Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
         }
-        let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
+        let dormant = DormantSession(canonical: canonical, revision: stored.revision,
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
-        let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch)
+        let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, durability: durability)
         switch store.insert(session) {
         case .inserted: return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile

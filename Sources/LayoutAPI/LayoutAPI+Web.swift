@@ -10,11 +10,16 @@ extension LayoutAPI {
         case .success(let found): session = found
         case .failure(let failure): return failure.response
         }
-        let taken: (tag: SessionTag, svg: String)?? = session.withState(mayWait: request.mayWait) { st in
-            guard st.alive else { return nil }
-            return (st.tag, SVGRenderer.render(document: st.system.document,
-                                                    frames: st.system.frames(.absolute),
-                                                    diagnostics: st.diagnostics))
+        let taken: (tag: SessionTag, svg: String)??
+        do throws(Failure) {
+            taken = try session.withState(mayWait: request.mayWait) { st in
+                guard st.alive else { return nil }
+                return (st.tag, SVGRenderer.render(document: st.system.document,
+                                                        frames: st.system.frames(.absolute),
+                                                        diagnostics: st.diagnostics))
+            }
+        } catch {
+            return error.response
         }
         guard let taken else { return .waitNeeded }
         guard let snapshot = taken else { return Problems.sessionNotFound(id) }

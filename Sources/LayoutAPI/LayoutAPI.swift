@@ -63,6 +63,7 @@ public final class LayoutAPI: Sendable {
         // (`sweepStored`, `expireIfIdle`: conditional on its last use by any node).
         self.store = SessionStore(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
                                   maxResident: configuration.maxResidentSessions,
+                                  maxResidentBytes: configuration.maxResidentBytes,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock, copiesOnly: storage != nil)
         self.cors = CORS(origins: configuration.corsOrigins)

@@ -134,6 +134,12 @@ enum Problems {
                  detail: "the body has \(size) bytes; the limit is \(limit)")
     }
 
+    /// A PATCH whose patched document would be larger than a body may be (`sizeRefusal`).
+    static func documentTooLarge(_ size: Int, limit: Int) -> APIResponse {
+        response(413, type: "body-too-large", title: "Body too large",
+                 detail: "the patched document would have \(size) bytes; maxBodyBytes (\(limit)) limits a session's document as it limits a body")
+    }
+
     static func unsupportedMediaType(_ contentType: String?) -> APIResponse {
         response(415, type: "unsupported-media-type", title: "Unsupported media type",
                  detail: "a PATCH body must be \(MediaType.mergePatch) (or \(MediaType.json)), not "

@@ -9,10 +9,15 @@ import Primitives
 /// daemon do it on a timer too. Lock order: the store's lock is never taken while a session's
 /// lock is held, and the store never takes a session's lock while holding its own.
 ///
-/// Residency (with a budget, `maxResident` > 0): every session a lookup or insert hands out counts
-/// as resident (the caller is about to use its solver). When more than `maxResident` are, the
-/// least recently used go to sleep (`Session.sleep`, outside the store's lock) in a batch of
-/// `residentBatch`, so the choice (a sort of the resident ones) costs little per request.
+/// Residency (with a budget, `maxResident` or `maxResidentBytes` > 0): every session a lookup or
+/// insert hands out counts as resident (the caller is about to use its solver). When more than
+/// `maxResident` are, the least recently used go to sleep (`Session.sleep`, outside the store's
+/// lock) in a batch of `residentBatch`, so the choice (a sort of the resident ones) costs little
+/// per request. When the sessions held take more than `maxResidentBytes` (`Session.footprint`,
+/// summed in `memory` as they change), the least recently used go to sleep until what they give
+/// back brings the total a sixteenth under the budget. Sizes change after the hand-out (a wake,
+/// a PATCH that grows the document): the total is checked again at each hand-out, so it exceeds
+/// the budget by at most what the requests in flight add.
 final class SessionStore: Sendable {
     private struct Entry {
         let session: Session
@@ -39,6 +44,12 @@ final class SessionStore: Sendable {
     let maxSessions: Int
     /// Most sessions kept resident; 0: no limit.
     let maxResident: Int
+    /// Most bytes the sessions held may take, estimated (`MemoryEstimate`); 0: no limit.
+    let maxResidentBytes: Int
+    /// The estimated bytes of the sessions held (each counted from its insert to its removal).
+    let memory = MemoryAccount()
+    /// Whether a budget asks for the resident sessions to be tracked.
+    var budgeted: Bool { maxResident > 0 || maxResidentBytes > 0 }
     /// Seconds; 0 or less: sessions never expire.
     let idleTimeout: Double
     let clock: @Sendable () -> Double
@@ -60,11 +71,12 @@ final class SessionStore: Sendable {
     /// How many sessions go to sleep at once when the resident budget is exceeded.
     var residentBatch: Int { max(1, maxResident / 16) }
 
-    init(maxSessions: Int, maxResident: Int = 0, idleTimeout: Double, clock: @escaping @Sendable () -> Double,
-         copiesOnly: Bool = false) {
+    init(maxSessions: Int, maxResident: Int = 0, maxResidentBytes: Int = 0, idleTimeout: Double,
+         clock: @escaping @Sendable () -> Double, copiesOnly: Bool = false) {
         self.copiesOnly = copiesOnly
         self.maxSessions = maxSessions
         self.maxResident = maxResident
+        self.maxResidentBytes = maxResidentBytes
         self.idleTimeout = idleTimeout
         self.clock = clock
         self.table = Locked(Table(lastSweep: clock()))
@@ -136,6 +148,7 @@ final class SessionStore: Sendable {
             sleepers = countResident(session.id, in: &t)
             return .inserted
         }
+        if case .inserted = result { session.count(in: memory) }
         retire(dropped)
         putToSleep(sleepers)
         return result
@@ -143,9 +156,12 @@ final class SessionStore: Sendable {
 
     /// Removes this very session (not a newer one with the same id). The caller marks it dead.
     func remove(_ session: Session) {
-        table.withLock { t in
-            if t.entries[session.id]?.session === session { drop(session.id, from: &t) }
+        let removed: Bool = table.withLock { t in
+            guard t.entries[session.id]?.session === session else { return false }
+            drop(session.id, from: &t)
+            return true
         }
+        if removed { session.uncount() }
     }
 
     /// Drops every expired session now; returns how many.
@@ -201,28 +217,38 @@ final class SessionStore: Sendable {
     /// Counts the session `id` as resident (it is being handed out); with a budget, returns the
     /// sessions that must go to sleep for it (`chooseSleepers`).
     private func countResident(_ id: String, in t: inout Table) -> [Session] {
-        guard maxResident > 0, t.resident.insert(id).inserted else { return [] }
+        guard budgeted else { return [] }
+        let added = t.resident.insert(id).inserted
+        let overCount = maxResident > 0 && added && t.resident.count > maxResident
+        // One relaxed load per hand-out: the byte budget is checked on every request.
+        let overBytes = maxResidentBytes > 0 && memory.bytes > maxResidentBytes
+        guard overCount || overBytes else { return [] }
         return chooseSleepers(&t, keeping: id)
     }
 
-    /// When the resident budget is exceeded, marks the least recently used resident sessions
+    /// When a resident budget is exceeded, marks the least recently used resident sessions
     /// (never `keeping`, the one being handed out) as asleep and returns them, for the caller to
-    /// put to sleep once the store's lock is released.
+    /// put to sleep once the store's lock is released: by count down to the budget less a batch,
+    /// then by bytes until what they give back (`Session.reclaimableBytes`) brings the total a
+    /// sixteenth under the byte budget; either margin puts the next sort a batch of requests away.
     private func chooseSleepers(_ t: inout Table, keeping: String) -> [Session] {
-        guard maxResident > 0, t.resident.count > maxResident else { return [] }
         var candidates: [(use: UInt64, id: String)] = []
         candidates.reserveCapacity(t.resident.count)
         for id in t.resident where id != keeping {
             if let e = t.entries[id] { candidates.append((e.use, id)) }
         }
-        // Down to the budget less a batch, so that the next sort is a batch of requests away.
-        let excess = min(candidates.count, t.resident.count - maxResident + residentBatch - 1)
+        let overCount = maxResident > 0 && t.resident.count > maxResident
+        let byCount = overCount ? min(candidates.count, t.resident.count - maxResident + residentBatch - 1) : 0
+        var bytes = memory.bytes
+        let target = maxResidentBytes - maxResidentBytes / 16
         candidates.sort { $0.use < $1.use }
         var sleepers: [Session] = []
-        sleepers.reserveCapacity(excess)
-        for (_, id) in candidates.prefix(excess) {
+        for (n, (_, id)) in candidates.enumerated() {
+            guard n < byCount || (maxResidentBytes > 0 && bytes > target) else { break }
             t.resident.remove(id)
-            if let e = t.entries[id] { sleepers.append(e.session) }
+            guard let e = t.entries[id] else { continue }
+            bytes -= e.session.reclaimableBytes
+            sleepers.append(e.session)
         }
         return sleepers
     }
@@ -232,6 +258,7 @@ final class SessionStore: Sendable {
     private func retire(_ sessions: [Session]) {
         guard !sessions.isEmpty else { return }
         for s in sessions {
+            s.uncount()
             s.retire()
             // A copy (`copiesOnly`) has no streams: the session lives on in the store.
             s.events.end(sessionID: s.id, reason: "expired")

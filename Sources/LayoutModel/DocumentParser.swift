@@ -9,6 +9,11 @@ import JSON
 /// before entries are read.
 public enum DocumentParser {
     static let topLevelFields = ["direction", "dialect", "views", "constraints", "flags", "delegate", "$schema"]
+    /// Longest `$schema` accepted, in characters (Unicode scalars, as JSON Schema's `maxLength`
+    /// counts): far more than any URL an editor writes. The member has no effect yet is kept in
+    /// the canonical document, so without a bound it was free padding: a 1 MB `$schema` is cheap
+    /// to solve and cost its megabyte in memory and in the store for every session (issue 27).
+    public static let maxSchemaLength = 2_048
 
     public static func parse(_ json: JSONValue, limits: DocumentLimits = .default) -> Result<Document, ValidationError> {
         guard case .object(let top) = json else {
@@ -58,7 +63,10 @@ public enum DocumentParser {
             case "$schema":
                 // The URL of docs/layout-document.schema.json, for editors that complete and check
                 // a document from it; a string, otherwise ignored (kept in the canonical document).
-                _ = reader.string(value, at: at)
+                if let url = reader.string(value, at: at), url.unicodeScalars.count > maxSchemaLength {
+                    reader.report(at, .tooLong, "\"$schema\" has \(url.unicodeScalars.count) characters; at most "
+                                  + "\(maxSchemaLength) are kept (it is a URL, ignored by the server)")
+                }
             default:
                 reader.report(at, .unknownField, "unknown top-level field '\(key)'; allowed: "
                               + topLevelFields.joined(separator: ", "))

@@ -26,6 +26,7 @@ public enum ProblemCode: String, CaseIterable, Sendable {
     // Limits
     case tooManyViews = "too_many_views"
     case tooManyConstraints = "too_many_constraints"
+    case tooLong = "too_long"
 
     // Constraint entries
     case unknownConstraintForm = "unknown_constraint_form"
@@ -80,6 +81,7 @@ public enum ProblemCode: String, CaseIterable, Sendable {
         case .invalidPriority: return "A priority that is neither a number in (0, 1000] nor a known name."
         case .tooManyViews: return "The document has more views than the daemon's limit."
         case .tooManyConstraints: return "The document has more constraint entries than the daemon's limit."
+        case .tooLong: return "A string the server ignores but keeps (`$schema`) is longer than it keeps (2,048 characters)."
         case .unknownConstraintForm: return "A constraint entry has none of `first`, `expr`, `format`, `align`, `distribute` and is not a string."
         case .unknownAttribute: return "An attribute name that the anchor vocabulary does not know."
         case .syntax: return "A syntax error in an expression, visual format or `when` predicate; the detail gives the column."

@@ -43,6 +43,10 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Most sessions kept resident (solver in memory); the least recently used beyond sleep as
     /// their document text and wake on their next request. 0: every session stays resident.
     var maxResidentSessions = 1_000
+    /// Most bytes the sessions in memory may take, estimated (`MemoryEstimate`: document text,
+    /// solver state per view and constraint entry); the least recently used beyond sleep as for
+    /// `maxResidentSessions`. 0: no limit. Default 1 GiB.
+    var maxResidentBytes = 1 << 30
     /// A session untouched for this long is dropped; 0 never drops one.
     var sessionIdleTimeoutSeconds = 900.0
     /// Most open event streams on one session (429 beyond) and over all sessions (503 beyond).
@@ -63,7 +67,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
-        "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "sessionIdleTimeoutSeconds",
+        "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "maxResidentBytes", "sessionIdleTimeoutSeconds",
         "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync",
     ]
 
@@ -115,6 +119,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "maxConstraints": maxConstraints = try value.integer()
         case "maxSessions": maxSessions = try value.integer()
         case "maxResidentSessions": maxResidentSessions = try value.integer()
+        case "maxResidentBytes": maxResidentBytes = try value.integer()
         case "maxSubscribersPerSession": maxSubscribersPerSession = try value.integer()
         case "maxSubscribers": maxSubscribers = try value.integer()
         case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try value.number()
@@ -154,6 +159,7 @@ struct DaemonConfiguration: Equatable, Sendable {
         if maxSubscribersPerSession < 0 { try fail("maxSubscribersPerSession must not be negative") }
         if maxSubscribers < 0 { try fail("maxSubscribers must not be negative") }
         if maxResidentSessions < 0 { try fail("maxResidentSessions must not be negative (0 means no limit)") }
+        if maxResidentBytes < 0 { try fail("maxResidentBytes must not be negative (0 means no limit)") }
         if !(sessionIdleTimeoutSeconds >= 0) {
             try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
         }
@@ -215,6 +221,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     var apiConfiguration: APIConfiguration {
         APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints,
                          maxSessions: maxSessions, maxResidentSessions: maxResidentSessions,
+                         maxResidentBytes: maxResidentBytes,
                          sessionIdleTimeoutSeconds: sessionIdleTimeoutSeconds,
                          corsOrigins: corsOrigins, maxSubscribersPerSession: maxSubscribersPerSession,
                          maxSubscribers: maxSubscribers)
@@ -256,6 +263,7 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxConstraints": String(maxConstraints),
             "maxSessions": String(maxSessions),
             "maxResidentSessions": String(maxResidentSessions),
+            "maxResidentBytes": String(maxResidentBytes),
             "sessionIdleTimeoutSeconds": jsonNumber(sessionIdleTimeoutSeconds),
             "maxSubscribersPerSession": String(maxSubscribersPerSession),
             "maxSubscribers": String(maxSubscribers),

@@ -21,7 +21,7 @@ struct Serve: ParsableCommand {
             ...; LAYOUTD_CORS_ORIGINS separated by commas; empty means unset); the flags below. The file is one JSON object whose keys are \
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
-            maxConstraints, maxSessions, maxResidentSessions, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
+            maxConstraints, maxSessions, maxResidentSessions, maxResidentBytes, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
             maxSubscribers, corsOrigins, store, sync); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
@@ -141,6 +141,11 @@ struct Serve: ParsableCommand {
         "Most sessions kept resident (solver in memory); the least recently used beyond sleep as their document text and are solved again on their next request. 0: no limit. Default: 1000.",
         valueName: "n"))
     var maxResidentSessions: Int?
+
+    @Option(help: ArgumentHelp(
+        "Most bytes the sessions in memory may take, estimated from their document text and their views and constraint entries; the least recently used beyond sleep (with a store, without their text). 0: no limit. Default: 1073741824 (1 GiB).",
+        valueName: "bytes"))
+    var maxResidentBytes: Int?
 
     @Option(help: ArgumentHelp(
         "Seconds after which a session no request names is dropped; 0 keeps sessions forever. Default: 900.",
@@ -325,6 +330,7 @@ struct Serve: ParsableCommand {
         if let maxConstraints { settings.maxConstraints = maxConstraints }
         if let maxSessions { settings.maxSessions = maxSessions }
         if let maxResidentSessions { settings.maxResidentSessions = maxResidentSessions }
+        if let maxResidentBytes { settings.maxResidentBytes = maxResidentBytes }
         if let maxSubscribersPerSession { settings.maxSubscribersPerSession = maxSubscribersPerSession }
         if let maxSubscribers { settings.maxSubscribers = maxSubscribers }
         if let sessionIdleTimeoutSeconds { settings.sessionIdleTimeoutSeconds = sessionIdleTimeoutSeconds }

@@ -46,6 +46,7 @@ struct OperatorSettingsTests {
         ("LAYOUTD_MAX_CONSTRAINTS", "maxConstraints", "60", 60),
         ("LAYOUTD_MAX_SESSIONS", "maxSessions", "70", 70),
         ("LAYOUTD_MAX_RESIDENT_SESSIONS", "maxResidentSessions", "5", 5),
+        ("LAYOUTD_MAX_RESIDENT_BYTES", "maxResidentBytes", "65536", 65536),
         ("LAYOUTD_SESSION_IDLE_TIMEOUT_SECONDS", "sessionIdleTimeoutSeconds", "0", 0),
         ("LAYOUTD_MAX_SUBSCRIBERS_PER_SESSION", "maxSubscribersPerSession", "2", 2),
         ("LAYOUTD_MAX_SUBSCRIBERS", "maxSubscribers", "9", 9),
