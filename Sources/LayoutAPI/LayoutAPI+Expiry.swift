@@ -29,7 +29,7 @@ extension LayoutAPI {
         let idle = configuration.sessionIdleTimeoutSeconds
         let cutoff = storeTime(durability, now: now) - idle
         guard idle > 0, let expired = try? durability.storage.expire(before: cutoff), !expired.isEmpty else { return 0 }
-        storedCount.withLock { $0 -= expired.count }
+        storedCount.removed(expired.count)
         for key in expired {
             // Only a copy of that very session (one made anew under the id is not idle).
             guard let session = store.peek(key.id), session.generation == key.generation else { continue }
@@ -64,7 +64,7 @@ extension LayoutAPI {
         guard let durability, idle > 0,
               storeTime(durability, now: configuration.clock()) - stored.lastUsed >= idle else { return false }
         if (try? durability.storage.delete(id: stored.id, generation: stored.generation)) != nil {
-            storedCount.withLock { $0 -= 1 }
+            storedCount.removed(1)
         }
         return true
     }

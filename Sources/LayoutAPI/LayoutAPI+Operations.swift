@@ -69,7 +69,7 @@ extension LayoutAPI {
         let held = store.count, resident = min(held, configuration.maxResidentSessions == 0 ? held : store.residentCount)
         out.sample("layoutd_sessions", ["state": "resident"], Double(resident))
         out.sample("layoutd_sessions", ["state": "dormant"], Double(held - resident))
-        if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.withLock { $0 })) }
+        if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.cached)) }
 
         out.single("layoutd_sse_subscribers", .gauge, help: "Open event streams (GET /v1/sessions/{id}/events).",
                    Double(subscriberCount))

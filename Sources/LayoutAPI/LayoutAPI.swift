@@ -21,9 +21,10 @@ public final class LayoutAPI: Sendable {
     /// The session store every acknowledged change is written to (issue 21); nil: sessions live
     /// in this process only (`store: memory`).
     let durability: SessionDurability?
-    /// With a store: how many sessions it holds (`count()` at start, then tracked), which is what
-    /// `maxSessions` limits (the registry holds only the ones woken since the start).
-    let storedCount: Locked<Int>
+    /// With a store: how many sessions it holds (`SessionCount`: tracked, or the shared store's
+    /// own count), which is what `maxSessions` limits (the registry holds only the ones woken
+    /// since the start).
+    let storedCount: SessionCount
     /// With a shared store (several nodes): how many times notices were lost (`StoreNotice.lost`);
     /// a session whose `StoreHint.epoch` is behind it is checked against the store before use.
     let noticeEpoch = Locked(0)
@@ -45,8 +46,7 @@ public final class LayoutAPI: Sendable {
         // Every store is timed at this seam (`MeasuredSessionStorage`, for `GET /metrics`).
         let storage: (any SessionStorage)? = storage.map { MeasuredSessionStorage($0) }
         let durability = storage.map { SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock()) }
-        // A count that fails here fails again at the first write, which answers 503.
-        let storedCount = Locked((try? storage?.count()) ?? 0)
+        let storedCount = SessionCount(storage: storage, clock: configuration.clock)
         // Expiry deletes from the store too. A failed delete leaves the session stored: it wakes
         // again on its next request (nothing acknowledged is lost, nothing is half done).
         var onExpired: (@Sendable ([Session]) -> Void)? = nil
@@ -55,7 +55,7 @@ public final class LayoutAPI: Sendable {
                 for s in sessions {
                     guard let generation = s.generation else { continue }
                     if (try? storage.delete(id: s.id, generation: generation)) != nil {
-                        storedCount.withLock { $0 -= 1 }
+                        storedCount.removed(1)
                     }
                 }
             }
@@ -99,7 +99,9 @@ public final class LayoutAPI: Sendable {
     public func sweep() -> Int { store.sweep() + sweepStored() }
 
     /// Sessions currently held (expired ones not yet swept included).
-    public var sessionCount: Int { durability == nil ? store.count : storedCount.withLock { $0 } }
+    /// With a store, the store's count (with a shared store, as of the last second: it never waits
+    /// for the store here).
+    public var sessionCount: Int { durability == nil ? store.count : storedCount.cached }
 
     // MARK: routing
 
