@@ -31,7 +31,7 @@ extension LayoutAPI {
         let idle = configuration.sessionIdleTimeoutSeconds
         let cutoff = storeTime(durability, now: now) - idle
         guard idle > 0, let expired = try? durability.storage.expire(before: cutoff), !expired.isEmpty else { return 0 }
-        storedCount.withLock { $0 -= expired.count }
+        storedCount.removed(expired.count)
         for key in expired {
             // Only a copy of that very session (one made anew under the id is not idle).
             guard let session = store.peek(key.id), session.generation == key.generation else { continue }
@@ -70,7 +70,7 @@ extension LayoutAPI {
         guard stored.lastUsed < cutoff,
               (try? durability.storage.expire(id: stored.id, generation: stored.generation, before: cutoff)) == true
         else { return false }
-        storedCount.withLock { $0 -= 1 }
+        storedCount.removed(1)
         return true
     }
 }

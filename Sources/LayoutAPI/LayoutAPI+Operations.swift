@@ -44,7 +44,7 @@ extension LayoutAPI {
         let held = store.count, resident = min(held, store.budgeted ? store.residentCount : held)
         out.sample("layoutd_sessions", ["state": "resident"], Double(resident))
         out.sample("layoutd_sessions", ["state": "dormant"], Double(held - resident))
-        if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.withLock { $0 })) }
+        if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.cached)) }
         out.single("layoutd_resident_bytes", .gauge,
                    help: "Estimated bytes of the sessions in memory (document text, solver state per view and constraint entry), which maxResidentBytes bounds.",
                    Double(store.memory.bytes))

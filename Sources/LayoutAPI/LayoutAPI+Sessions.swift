@@ -294,7 +294,7 @@ extension LayoutAPI {
             do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
             attempt += 1
         }
-        if durability != nil { releaseStoredSession() }
+        if durability != nil { storedCount.removed(1) }
         store.remove(session)
         session.events.end(sessionID: id, reason: "deleted")
         return APIResponse(status: 204)

@@ -53,20 +53,14 @@ extension LayoutAPI {
 
     /// Whether a create must answer 429 now (a quick check; `reserveStoredSession` decides).
     var atSessionLimit: Bool {
-        durability == nil ? store.isFull : storedCount.withLock { $0 >= configuration.maxSessions }
+        durability == nil ? store.isFull : storedCount.value >= configuration.maxSessions
     }
 
     /// With a store: counts one more stored session if the limit allows (false: 429). The caller
     /// gives it back (`releaseStoredSession`) when its create does not happen.
-    func reserveStoredSession() -> Bool {
-        storedCount.withLock { count in
-            guard count < configuration.maxSessions else { return false }
-            count += 1
-            return true
-        }
-    }
+    func reserveStoredSession() -> Bool { storedCount.reserve(limit: configuration.maxSessions) }
 
-    func releaseStoredSession() { storedCount.withLock { $0 -= 1 } }
+    func releaseStoredSession() { storedCount.release() }
 
     /// Stores the new session `state` under `id` before it becomes visible in memory (so nothing
     /// unstored is ever answered, even to a concurrent request) and answers its generation. Without

@@ -21,9 +21,10 @@ public final class LayoutAPI: Sendable {
     /// The session store every acknowledged change is written to (issue 21); nil: sessions live
     /// in this process only (`store: memory`).
     let durability: SessionDurability?
-    /// With a store: how many sessions it holds (`count()` at start, then tracked), which is what
-    /// `maxSessions` limits (the registry holds only the ones woken since the start).
-    let storedCount: Locked<Int>
+    /// With a store: how many sessions it holds (`SessionCount`: tracked, or the shared store's
+    /// own count), which is what `maxSessions` limits (the registry holds only the ones woken
+    /// since the start).
+    let storedCount: SessionCount
     /// With a shared store (several nodes): how many times notices were lost (`StoreNotice.lost`);
     /// a session whose `StoreHint.epoch` is behind it is checked against the store before use.
     let noticeEpoch: Locked<Int>
@@ -56,8 +57,7 @@ public final class LayoutAPI: Sendable {
         let durability = storage.map {
             SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock(), noticeEpoch: noticeEpoch)
         }
-        // A count that fails here fails again at the first write, which answers 503.
-        let storedCount = Locked((try? storage?.count()) ?? 0)
+        let storedCount = SessionCount(storage: storage, clock: configuration.clock)
         // With a store, the registry is a cache of stored sessions: the limit applies to the store,
         // and idle expiry of a copy only drops the copy; the store expires the session itself
         // (`sweepStored`, `expireIfIdle`: conditional on its last use by any node).
@@ -105,7 +105,9 @@ public final class LayoutAPI: Sendable {
     }
 
     /// Sessions currently held (expired ones not yet swept included).
-    public var sessionCount: Int { durability == nil ? store.count : storedCount.withLock { $0 } }
+    /// With a store, the store's count (with a shared store, as of the last second: it never waits
+    /// for the store here).
+    public var sessionCount: Int { durability == nil ? store.count : storedCount.cached }
 
     // MARK: routing
 

@@ -24,7 +24,7 @@ final class PostgresConnection {
 
     /// Connects to `url` (a `postgres://` URL or any libpq connection string). `defaults` come
     /// before the URL, so that what the URL says wins over them.
-    init(url: String, defaults: [(String, String)]) throws(StorageError) {
+    convenience init(url: String, defaults: [(String, String)]) throws(StorageError) {
         let keywords = defaults.map(\.0) + ["dbname"]
         let values = defaults.map(\.1) + [url]
         let raw = withCStrings(keywords) { k in
@@ -36,6 +36,12 @@ final class PostgresConnection {
             PQfinish(raw)
             throw StorageError.unavailable("cannot connect to PostgreSQL: \(message)")
         }
+        self.init(adopting: raw)
+    }
+
+    /// Takes over `raw`, a connection made (`CONNECTION_OK`) by other means (the listener's
+    /// non-blocking connect); it is finished with this value.
+    init(adopting raw: OpaquePointer) {
         handle = raw
         // libpq prints the server's notices and a closing server's last words on stderr by
         // default; the store reports what matters through its errors instead.
@@ -277,7 +283,7 @@ final class PostgresRows {
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]

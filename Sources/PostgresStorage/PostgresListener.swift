@@ -9,23 +9,52 @@ import Storage
 /// waits on the connection's socket with poll(2), and hands each notification, decoded, to the
 /// handlers (`observe`).
 ///
-/// When the connection breaks (the server restarts, an administrator terminates it, the network
-/// drops), notifications sent meanwhile are gone: the thread connects again with a growing pause
-/// (50 ms doubling up to 2 s) and, once it listens again, sends `.lost`. The first connection
-/// failing counts the same way (notices from `observe` until it listens are lost).
+/// **Checked for life** (issue 27): a connection can hang without breaking (its server process
+/// stopped, a half-open TCP connection before keepalives give up), and a listener that hears
+/// nothing cannot tell silence from a dead line. So the listener `NOTIFY`s itself every
+/// `heartbeatSeconds` on a channel of its own; when nothing (heartbeat, notification or query
+/// result) has come back for `silenceSeconds`, it drops the connection and connects again. Every
+/// call on its thread is bounded: the connection is made and used without blocking (libpq's
+/// non-blocking connect and `PQsendQuery`), and each wait is a poll(2) with a deadline.
+///
+/// When the connection breaks or falls silent, notifications sent meanwhile are gone: the thread
+/// sends `.lost` at once (every copy is checked against the store on its next use), again after
+/// each failed attempt to connect (a copy checked meanwhile may fall behind again), and once it
+/// listens again; it connects again with a growing pause (50 ms doubling up to 2 s). The first
+/// connection failing counts the same way (notices from `observe` until it listens are lost).
 final class PostgresListener: @unchecked Sendable {
     static let channel = "layoutd_sessions"
+    /// How often the listener `NOTIFY`s itself: one tiny transaction per interval per node.
+    static let heartbeatSeconds = 0.5
+    /// How long the listener may hear nothing before it takes its connection for dead: four
+    /// heartbeats, so that a server busy for a moment is not taken for a hung one.
+    static let silenceSeconds = 2.0
+    /// The most a connection attempt may take (libpq's `connect_timeout` does not bound the
+    /// non-blocking connect; it is the store's default of 5 s).
+    static let connectSeconds = 5.0
 
-    private let open: () throws(StorageError) -> PostgresConnection
+    let url: String
+    /// libpq settings before the URL's (the URL wins): the store's, named as the listener.
+    let defaults: [(String, String)]
+    let silence: Double
+    /// The channel of this listener's heartbeat, random so that no other listener hears it.
+    let heartbeatChannel = "layoutd_hb_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+
     private let lock = PThreadLock()
     private var handlers: [@Sendable (StoreNotice) -> Void] = []
     private var closed = false
     private var thread: pthread_t?
+    /// The server process of the connection listening now, 0 when none (tests stop it).
+    private var listeningPID: Int32 = 0
     /// Written to wake the thread's poll at `stop`.
     private var wake: [Int32] = [-1, -1]
 
-    init(open: @escaping () throws(StorageError) -> PostgresConnection) {
-        self.open = open
+    /// `defaults` get an `application_name` of `layoutd listener PID` (a URL naming one wins), so
+    /// that an operator finds each node's listener in `pg_stat_activity`.
+    init(url: String, defaults: [(String, String)], silence: Double = PostgresListener.silenceSeconds) {
+        self.url = url
+        self.defaults = defaults.filter { $0.0 != "application_name" } + [("application_name", "layoutd listener \(getpid())")]
+        self.silence = silence
     }
 
     func add(_ handler: @escaping @Sendable (StoreNotice) -> Void) {
@@ -52,9 +81,12 @@ final class PostgresListener: @unchecked Sendable {
         Glibc.close(wake[1])
     }
 
-    private var isClosed: Bool { lock.withLock { closed } }
+    /// The process id of the server process listening now; 0 while not listening.
+    var backendPID: Int32 { lock.withLock { listeningPID } }
 
-    private func deliver(_ notice: StoreNotice) {
+    var isClosed: Bool { lock.withLock { closed } }
+
+    func deliver(_ notice: StoreNotice) {
         for handler in lock.withLock({ handlers }) { handler(notice) }
     }
 
@@ -63,36 +95,36 @@ final class PostgresListener: @unchecked Sendable {
         var missed = false
         while !isClosed {
             let connection: PostgresConnection
-            do throws(StorageError) {
-                connection = try open()
-                try connection.execute("LISTEN \(Self.channel)")
-            } catch {
+            switch connect() {
+            case .stopped:
+                return
+            case .failed:
                 missed = true
+                deliver(.lost)
                 if waitForWake(seconds: pause) { return }
                 pause = min(pause * 2, 2)
                 continue
+            case .connected(let c):
+                connection = c
             }
-            pause = 0.05
-            if missed { deliver(.lost) }
-            missed = true  // from here on, a return to the top of the loop means the connection broke
-            if listen(on: connection) { return }
-        }
-    }
-
-    /// Delivers notifications until the connection breaks (false) or `stop` (true).
-    private func listen(on connection: PostgresConnection) -> Bool {
-        let handle = connection.handle
-        while true {
-            var fds = [pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            if fds[1].revents != 0 || isClosed { return true }
-            if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK { return false }
-            while let raw = PQnotifies(handle) {
-                let payload = raw.pointee.extra.map { String(cString: $0) } ?? ""
-                PQfreemem(raw)
-                if let notice = Self.decode(payload) { deliver(notice) }
+            var listened = false
+            let end = listen(on: connection) {
+                listened = true
+                pause = 0.05
+                lock.withLock { listeningPID = connection.backendPID }
+                if missed { deliver(.lost) }
+                missed = false
+            }
+            lock.withLock { listeningPID = 0 }
+            if case .stopped = end { return }
+            // Broken or silent: whatever was sent since the last notice heard is lost.
+            missed = true
+            deliver(.lost)
+            if !listened {
+                // Connected but never listening (LISTEN refused or unanswered): pause as after a
+                // failed connect, rather than connect again and again at once.
+                if waitForWake(seconds: pause) { return }
+                pause = min(pause * 2, 2)
             }
         }
     }
@@ -102,6 +134,30 @@ final class PostgresListener: @unchecked Sendable {
         var fd = pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)
         _ = poll(&fd, 1, Int32(seconds * 1000))
         return isClosed
+    }
+
+    /// What a wait for the connection's socket saw.
+    enum Wait {
+        case ready
+        case timedOut
+        case stopped
+    }
+
+    /// Waits until `fd` is ready for `events`, `stop` is called, or `deadline` passes.
+    func wait(for fd: Int32, _ events: Int16, until deadline: MonotonicTime) -> Wait {
+        while true {
+            let left = deadline - MonotonicTime.now
+            if left <= 0 { return .timedOut }
+            var fds = [pollfd(fd: fd, events: events, revents: 0),
+                       pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+            // Rounded up: a poll that returns a little early would only spin.
+            let milliseconds = Int32(clamping: (left + 999_999) / 1_000_000)
+            let ready = poll(&fds, 2, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if fds[1].revents != 0 || isClosed { return .stopped }
+            if ready < 0 { return .ready }  // let libpq find out what is wrong with the socket
+            if fds[0].revents != 0 { return .ready }
+        }
     }
 
     /// A notification's payload as the writes make it: `c GENERATION REVISION WRITEID ID`

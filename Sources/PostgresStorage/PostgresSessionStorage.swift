@@ -77,9 +77,7 @@ public final class PostgresSessionStorage: SessionStorage, @unchecked Sendable {
             return c
         }
         pool = PostgresPool(size: poolSize, now: clock, open: open)
-        listener = PostgresListener(open: {
-            () throws(StorageError) -> PostgresConnection in try PostgresConnection(url: url, defaults: Self.connectionDefaults)
-        })
+        listener = PostgresListener(url: url, defaults: Self.connectionDefaults)
         do throws(StorageError) {
             try pool.with { _ in }
             startupProblem = nil
@@ -103,6 +101,9 @@ public final class PostgresSessionStorage: SessionStorage, @unchecked Sendable {
     public func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) {
         listener.add(handler)
     }
+
+    /// The server process of the listening connection, 0 while none listens (tests stop it).
+    var listenerBackendPID: Int32 { listener.backendPID }
 
     // MARK: reads
 

@@ -157,4 +157,49 @@ struct PostgresStoreTests {
         let unreachable = try LayoutdBinary.run(["store", "check", "--store", "postgres://layoutd@127.0.0.1:1/layoutd"])
         #expect(unreachable.status == 1 && unreachable.stdout.contains("cannot connect to PostgreSQL"))
     }
+    @Test("a node whose listening connection hangs (its server process stopped) serves another node's new revision within a few seconds")
+    func hungListenerOnANode() throws {
+        let base = try #require(ProcessInfo.processInfo.environment["LAYOUTD_TEST_POSTGRES"])
+        let name = "layoutd_hb_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try PrivateServer.script("psql -q \"$1\" -c \"CREATE DATABASE $2\"", base, name)
+        defer { _ = try? PrivateServer.script("psql -q \"$1\" -c \"DROP DATABASE $2 WITH (FORCE)\"", base, name) }
+        let url = String(base[..<base.lastIndex(of: "/")!]) + "/" + name
+        let a = try Daemon(["--store", url, "--log-level", "warning"]), b = try Daemon(["--store", url, "--log-level", "warning"])
+        let ca = try a.connect(), cb = try b.connect()
+        #expect(try ca.put("/v1/sessions/s", Documents.card).status == 201)
+        #expect(try cb.get("/v1/sessions/s").header("ETag").etagRevision == 1)  // b holds a copy now
+
+        // b's listener names itself after b's process; it is up once it sends heartbeats.
+        func listener() -> Int32 {
+            let out = try? PrivateServer.script("psql -Atq \"$1\" -c \"SELECT pid FROM pg_stat_activity WHERE "
+                                                + "application_name = 'layoutd listener $2' AND query LIKE 'NOTIFY%'\"",
+                                                url, String(b.process.processIdentifier))
+            return out.flatMap { Int32($0) } ?? 0
+        }
+        var hung: Int32 = 0
+        let found = Date().addingTimeInterval(10)
+        while hung == 0 && Date() < found {
+            hung = listener()
+            if hung == 0 { usleep(50_000) }
+        }
+        try #require(hung != 0, "b's listener is not in pg_stat_activity")
+        #expect(kill(hung, SIGSTOP) == 0)
+        // Before the database is dropped: a stopped server process cannot be terminated.
+        defer { kill(hung, SIGCONT) }
+
+        #expect(try Self.patch(ca, 150).header("ETag").etagRevision == 2)
+        let written = Date()
+        var seen = try cb.get("/v1/sessions/s").header("ETag").etagRevision
+        while seen != 2 && Date().timeIntervalSince(written) < 10 {
+            usleep(50_000)
+            seen = try cb.get("/v1/sessions/s").header("ETag").etagRevision
+        }
+        let after = Date().timeIntervalSince(written)
+        #expect(seen == 2 && after < 5, "b answered revision \(seen.map(String.init) ?? "none") for \(after) s")
+        // b listens again on a new connection: a later change reaches it by notice.
+        #expect(try Self.patch(ca, 160).header("ETag").etagRevision == 3)
+        let notified = Date()
+        while try cb.get("/v1/sessions/s").header("ETag").etagRevision != 3 && Date().timeIntervalSince(notified) < 5 { usleep(20_000) }
+        #expect(try cb.get("/v1/sessions/s").header("ETag").etagRevision == 3)
+    }
 }

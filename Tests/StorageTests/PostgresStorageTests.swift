@@ -94,12 +94,50 @@ struct PostgresStorageTests {
         b.observe { notice in seen.withLock { $0.append(notice) } }
         #expect(eventually(seconds: 10) { listeners(database) == 1 })
         #expect(seen.withLock { $0 }.isEmpty)  // a first connection that worked lost nothing
+        let first = b.listenerBackendPID
         try database.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
-                         + "AND query = 'LISTEN layoutd_sessions'")
-        #expect(eventually(seconds: 10) { seen.withLock { $0 } == [.lost] })
+                         + "AND application_name LIKE 'layoutd listener %'")
+        // .lost when the connection breaks, and again once it listens anew.
+        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != first })
+        #expect(eventually(seconds: 10) { seen.withLock { $0 }.count >= 2 })
+        #expect(seen.withLock { $0 }.allSatisfy { $0 == .lost })
         let g = try a.create(id: "after", revision: 1, document: [1], delegates: [:])
-        #expect(eventually(seconds: 10) { seen.withLock { $0.count } == 2 })
-        #expect(seen.withLock { $0 } == [.lost, .changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1]))])
+        #expect(eventually(seconds: 10) { seen.withLock { $0.last } == .changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1])) })
+    }
+
+    @Test("the listening connection hangs (its server process stopped): .lost within 3 s, and notices flow again on a new connection")
+    func hungListenerIsNoticed() throws {
+        let (database, a, b) = try twoNodes()
+        defer { a.close(); b.close(); _ = database }
+        let seen = Locked<[StoreNotice]>([])
+        b.observe { notice in seen.withLock { $0.append(notice) } }
+        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 })
+        let hung = b.listenerBackendPID
+        // Stopped, not killed: its socket stays open and silent, which keepalives take ~15 s to see.
+        #expect(kill(hung, SIGSTOP) == 0)
+        // Runs before the database is dropped (a stopped process cannot be terminated).
+        defer { kill(hung, SIGCONT) }
+        let stopped = MonotonicTime.now
+        #expect(eventually(seconds: 6) { seen.withLock { $0 }.contains(.lost) })
+        let noticedAfter = Double(MonotonicTime.now - stopped) / 1e9
+        #expect(noticedAfter < 3.5, "the hang was noticed after \(noticedAfter) s")
+        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != hung })
+        let g = try a.create(id: "after", revision: 1, document: [1], delegates: [:])
+        #expect(eventually(seconds: 10) { seen.withLock { $0 }.contains(.changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1]))) })
+    }
+
+    @Test("a listener hears its own heartbeat: a quiet store is not taken for a hung one")
+    func quietListenerStays() throws {
+        let (database, a, b) = try twoNodes()
+        defer { a.close(); b.close(); _ = database }
+        let seen = Locked<[StoreNotice]>([])
+        b.observe { notice in seen.withLock { $0.append(notice) } }
+        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 })
+        let pid = b.listenerBackendPID
+        // Three silence bounds without a write from anyone.
+        usleep(UInt32(3 * PostgresListener.silenceSeconds * 1e6))
+        #expect(b.listenerBackendPID == pid)
+        #expect(seen.withLock { $0 }.isEmpty)
     }
 
     @Test("the server closes every connection of a node: the next calls reconnect by themselves")
@@ -165,10 +203,11 @@ struct PostgresStorageTests {
     }
 }
 
-/// How many connections of `database` listen for notices.
+/// How many connections of `database` listen for notices (a listener sends its first heartbeat
+/// once its LISTENs are answered).
 func listeners(_ database: TestDatabase) -> Int {
     let rows = try? database.sql("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                 + "AND query = 'LISTEN layoutd_sessions'")
+                                 + "AND query LIKE 'NOTIFY layoutd\\_hb\\_%'")
     return Int(rows?.first?.first.flatMap { $0 } ?? "0") ?? 0
 }
 
