@@ -117,7 +117,7 @@ extension LayoutAPI {
         do throws(StorageError) {
             stored = try durability.storage.load(id: session.id)
         } catch {
-            throw SessionDurability.failure(error, id: session.id)
+            throw SessionDurability.readFailure(error, id: session.id)
         }
         let generation = session.heard.withLock { $0.generation }
         guard let stored, stored.generation == generation else {
@@ -126,38 +126,40 @@ extension LayoutAPI {
             session.events.end(sessionID: session.id, reason: "deleted")
             return stored == nil ? nil : try findSession(session.id)
         }
-        let caughtUp: Bool = session.withState { st in
-            guard st.alive else { return true }
+        let unreadable: Failure? = session.withState { st in
+            guard st.alive else { return nil }
             return synchronize(&st, with: stored, events: session.events)
         }
-        guard caughtUp else {
-            // The stored session does not read back here: drop the copy; the next request answers
-            // the store's failure rather than frames the store no longer has.
+        if let unreadable {
+            // The stored session does not read back here (damaged, or beyond this node's limits):
+            // drop the copy; the next request answers the same rather than frames the store no
+            // longer has. The stored session itself is left alone.
             session.retire()
             store.remove(session)
-            throw Failure(Problems.storeUnavailable("session '\(session.id)': its stored patches do not replay"))
+            throw unreadable
         }
         session.heard.withLock { $0.epoch = max($0.epoch, epoch) }
         return session
     }
 
-    /// Applies to `st` the stored revisions it has not seen (see the type's comment); false when
-    /// the stored session cannot be read back. Under the session's lock.
-    private func synchronize(_ st: inout SessionState, with stored: StoredSession, events: SessionEvents) -> Bool {
-        guard stored.revision > st.revision else { return true }
+    /// Applies to `st` the stored revisions it has not seen (see the type's comment); the answer
+    /// to give when the stored session cannot be read back here (`readableDocument`), else nil.
+    /// Under the session's lock.
+    private func synchronize(_ st: inout SessionState, with stored: StoredSession, events: SessionEvents) -> Failure? {
+        guard stored.revision > st.revision else { return nil }
         if stored.snapshotRevision <= st.revision {
             for patch in stored.patches where patch.revision > st.revision {
                 guard apply(patch, to: &st, events: events) else { break }
             }
-            if st.revision == stored.revision { return true }
+            if st.revision == stored.revision { return nil }
         }
-        guard let bytes = try? stored.document(replay: SessionDurability.replay),
-              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else { return false }
+        let json: JSONValue
+        do throws(Failure) { json = try readableDocument(of: stored) } catch { return error }
         let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
                                      generation: stored.generation, delegates: stored.delegates)
         st = dormant.wake(limits: limits)
         events.publish(st)
-        return true
+        return nil
     }
 
     /// One stored patch through PATCH's own path (decided against the copy, committed without
