@@ -11,8 +11,10 @@ import Storage
 /// `$LAYOUTD_CONFIG` when no `--config` is given), then command-line flags. `config/layoutd.json`
 /// lists every key with the default below; a test checks that the two agree.
 ///
-/// To add a setting: a stored property, a line in `set(_:from:)`, one in `jsonText`, a check in
-/// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`. The API's settings
+/// To add a setting: a stored property, a line in `set(_:from:)`, one in `jsonText`, a range in
+/// `ranges` and `number(of:)` (DaemonConfiguration+Ranges.swift) for a number, or a check in
+/// `problem(with:)` for the others, the key in `config/layoutd.json`, and (usually) a flag in `Serve` (and
+/// its row in `givenFlags`). The API's settings
 /// also go into `apiConfiguration`.
 struct DaemonConfiguration: Equatable, Sendable {
     var host = "127.0.0.1"
