@@ -82,8 +82,10 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Each worker's share of ``effectiveMaxConnections``, rounded up.
     public var effectiveMaxConnectionsPerWorker: Int {
-        let workers = effectiveThreads
-        return max(1, (effectiveMaxConnections + workers - 1) / workers)
+        let workers = max(1, effectiveThreads)
+        // Rounded up without adding first: `Int.max + workers - 1` trapped (issue 27).
+        let total = max(0, effectiveMaxConnections)
+        return max(1, total / workers + (total % workers == 0 ? 0 : 1))
     }
 
     /// The soft `RLIMIT_NOFILE` less a reserve (an eighth, at least 32) for the files, pipes and

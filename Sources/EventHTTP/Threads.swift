@@ -19,11 +19,18 @@ func startThread(_ entry: @escaping @convention(c) (UnsafeMutableRawPointer?) ->
     return thread
 }
 
+/// `seconds` as a `timeval`, for any `Double`: negative and NaN give 0, and anything past
+/// `maxTimevalSeconds` (infinity included) gives that, where `Int(1e300)` trapped (issue 27). The
+/// daemon's settings are range-checked before they get here; this is the second line.
 func timevalFrom(seconds: Double) -> timeval {
-    let clamped = max(0, seconds)
+    let clamped = seconds.isNaN ? 0 : min(max(0, seconds), maxTimevalSeconds)
     let whole = clamped.rounded(.down)
-    return timeval(tv_sec: Int(whole), tv_usec: Int((clamped - whole) * 1_000_000))
+    return timeval(tv_sec: Int(whole), tv_usec: min(999_999, Int((clamped - whole) * 1_000_000)))
 }
+
+/// About 68 years: far past any time-out, and within a 32-bit `time_t` and libevent's
+/// arithmetic on `tv_sec` (it adds the time of day, which must not overflow).
+let maxTimevalSeconds = Double(Int32.max)
 
 /// `strerror` as a Swift string.
 func errnoDescription(_ code: Int32) -> String {

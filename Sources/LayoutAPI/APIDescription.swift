@@ -2813,7 +2813,7 @@ enum APIDescription {
     }
    },
    "ServiceUnavailable": {
-    "description": "`/problems/store-unavailable` (the session store could not make the change durable or\nread the session; nothing changed; `Retry-After: 1`), `/problems/busy` (a create kept losing\nraces; `Retry-After: 1`), `/problems/too-many-subscribers` (an event stream beyond\n`maxSubscribers`; `Retry-After: 10`), `/problems/not-ready` on `/readyz`.\n",
+    "description": "`/problems/store-unavailable` (the session store could not make the change durable or\nread the session; nothing changed; `Retry-After: 1`), `/problems/session-beyond-limits` (a\nstored session with more views or constraints than this server's `maxViews` or\n`maxConstraints`: it is kept; raise the setting), `/problems/busy` (a create kept losing\nraces; `Retry-After: 1`), `/problems/too-many-subscribers` (an event stream beyond\n`maxSubscribers`; `Retry-After: 10`), `/problems/not-ready` on `/readyz`.\n",
     "headers": {
      "Retry-After": {
       "$ref": "#/components/headers/Retry-After"
@@ -6016,7 +6016,11 @@ components:
       description: '`/problems/store-unavailable` (the session store could not make the change durable
         or
 
-        read the session; nothing changed; `Retry-After: 1`), `/problems/busy` (a create kept losing
+        read the session; nothing changed; `Retry-After: 1`), `/problems/session-beyond-limits` (a
+
+        stored session with more views or constraints than this server''s `maxViews` or
+
+        `maxConstraints`: it is kept; raise the setting), `/problems/busy` (a create kept losing
 
         races; `Retry-After: 1`), `/problems/too-many-subscribers` (an event stream beyond
 

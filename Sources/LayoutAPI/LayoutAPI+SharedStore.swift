@@ -128,7 +128,7 @@ extension LayoutAPI {
         do throws(StorageError) {
             stored = try durability.storage.load(id: session.id)
         } catch {
-            throw SessionDurability.failure(error, id: session.id)
+            throw SessionDurability.readFailure(error, id: session.id)
         }
         let generation = session.heard.withLock { $0.generation }
         guard let stored, stored.generation == generation else {
@@ -137,39 +137,42 @@ extension LayoutAPI {
             session.events.end(sessionID: session.id, reason: "deleted")
             return stored == nil ? nil : try findSession(session.id)
         }
-        let caughtUp: Bool = try session.withState { st in
-            guard st.alive else { return true }
+        let unreadable: Failure? = try session.withState { st in
+            guard st.alive else { return nil }
             return synchronize(&st, with: stored, events: session.events)
         }
-        guard caughtUp else {
-            // The stored session does not read back here: drop the copy; the next request answers
-            // the store's failure rather than frames the store no longer has.
+        if let unreadable {
+            // The stored session does not read back here (damaged, or beyond this node's limits):
+            // drop the copy; the next request answers the same rather than frames the store no
+            // longer has. The stored session itself is left alone.
             session.retire()
             store.remove(session)
-            throw Failure(Problems.storeUnavailable("session '\(session.id)': its stored patches do not replay"))
+            throw unreadable
         }
         session.heard.withLock { $0.epoch = max($0.epoch, epoch) }
         return session
     }
 
-    /// Applies to `st` the stored revisions it has not seen (see the type's comment); false when
-    /// the stored session cannot be read back. Under the session's lock.
-    private func synchronize(_ st: inout SessionState, with stored: StoredSession, events: SessionEvents) -> Bool {
-        if stored.revision == st.revision && stored.writeID == st.writeID { return true }
+    /// Applies to `st` the stored revisions it has not seen (see the type's comment); the answer
+    /// to give when the stored session cannot be read back here (`readableDocument`), else nil.
+    /// Under the session's lock.
+    private func synchronize(_ st: inout SessionState, with stored: StoredSession, events: SessionEvents) -> Failure? {
+        if stored.revision == st.revision && stored.writeID == st.writeID { return nil }
         // Stored patches apply on top of the copy only when it is an earlier state of the stored
         // session: the write ids must meet at the end, or the copy held a revision the store lost.
         if stored.revision > st.revision && stored.snapshotRevision <= st.revision {
             for patch in stored.patches where patch.revision > st.revision {
                 guard apply(patch, to: &st, events: events) else { break }
             }
-            if st.revision == stored.revision && st.writeID == stored.writeID { return true }
+            if st.revision == stored.revision && st.writeID == stored.writeID { return nil }
         }
-        guard let canonical = SessionDurability.canonical(of: stored) else { return false }
-        let dormant = DormantSession(canonical: canonical, revision: stored.revision,
+        let json: JSONValue
+        do throws(Failure) { json = try readableDocument(of: stored) } catch { return error }
+        let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         st = dormant.wake(limits: limits)
         events.publish(st)
-        return true
+        return nil
     }
 
     /// One stored patch through PATCH's own path (decided against the copy, committed without

@@ -22,16 +22,14 @@ extension LayoutAPI {
         do throws(StorageError) {
             stored = try durability.storage.load(id: id)
         } catch {
-            throw SessionDurability.failure(error, id: id)
+            throw SessionDurability.readFailure(error, id: id)
         }
         guard let stored, !expireIfIdle(stored) else { return nil }
         // The stored document is the canonical text the session answered (replayed by the API's
         // own rule); read back into its member index. It wakes dormant: solved on first use, with
         // the delegate states it remembered, as a session put to sleep would be.
-        guard let canonical = SessionDurability.canonical(of: stored) else {
-            throw Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
-        }
-        let dormant = DormantSession(canonical: canonical, revision: stored.revision,
+        let json = try readableDocument(of: stored)
+        let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, durability: durability)
         switch store.insert(session) {

@@ -175,6 +175,24 @@ enum Problems {
                  headers: [("Retry-After", "1")])
     }
 
+    /// A session the store holds could not be read (the store away, or its records damaged):
+    /// nothing was changed; the session is still stored. The words of a read, not of a write.
+    static func storeUnreadable(_ detail: String) -> APIResponse {
+        response(503, type: "store-unavailable", title: "Session store unavailable",
+                 detail: "the session could not be read from the session store: \(detail)",
+                 headers: [("Retry-After", "1")])
+    }
+
+    /// A stored session with more views or constraints than this server's limits (it was stored
+    /// under larger ones: before a restart with lower limits, or by another node). It stays stored,
+    /// untouched; this server cannot serve it until the operator raises the limit. No
+    /// `Retry-After`: waiting does not help here (another node may have the limits).
+    static func sessionBeyondLimits(_ id: String, _ excess: String) -> APIResponse {
+        response(503, type: "session-beyond-limits", title: "Stored session beyond this server's limits",
+                 detail: "session '\(id)' is stored with \(excess): it is kept, but this server cannot serve it; "
+                     + "raise the setting (--max-views, --max-constraints or their LAYOUTD_ variables) to serve it")
+    }
+
     /// A write fenced off by the store: another writer (another node) changed the stored session
     /// since this one read it. The copy in memory is dropped; the next request reads the stored one.
     static func staleSession(_ id: String, _ detail: String) -> APIResponse {

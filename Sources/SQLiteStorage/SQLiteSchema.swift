@@ -102,6 +102,14 @@ enum SQLiteSchema {
     static func checkHeader(path: String) throws(StorageError) {
         var info = stat()
         guard stat(path, &info) == 0 else { return }  // absent: created at open
+        // A directory's size is its own (4096 bytes or so): without this it read as a short file.
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
+            throw .io(path: path, detail: "it is a directory, not a database file: name a file (sqlite:DIR/layoutd.db)")
+        default:
+            throw .io(path: path, detail: "it is not a regular file (a device, pipe or socket): name a database file")
+        }
         let size = Int(info.st_size)
         if size == 0 { return }  // a new database: SQLite writes its header on the first write
         guard size >= 100, let header = readPrefix(path, 100) else {

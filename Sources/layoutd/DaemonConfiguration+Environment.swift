@@ -1,3 +1,5 @@
+import Storage
+
 /// Settings from environment variables (issue 23: a container needs no configuration file).
 ///
 /// Every key of the configuration file has one: `LAYOUTD_` and the key in upper snake case
@@ -25,12 +27,12 @@ extension DaemonConfiguration {
             guard let value = environment[variable], !value.isEmpty else { continue }
             do {
                 try set(key, from: TextSetting(text: value))
-                // Checked alone, on the defaults: a failure can only be this variable's.
-                var alone = DaemonConfiguration()
-                try alone.set(key, from: TextSetting(text: value))
-                try alone.validate()
+                // Checked as read: a failure can only be this variable's.
+                if let problem = problem(with: key) { throw ConfigurationError(problem) }
             } catch let error as ConfigurationError {
-                throw ConfigurationError("environment variable \(variable)=\(value): \(error.message)")
+                // LAYOUTD_STORE may hold a database password.
+                let shown = key == "store" ? redactedStoreURL(value) : value
+                throw ConfigurationError("environment variable \(variable)=\(shown): \(error.message)")
             }
         }
     }

@@ -11,8 +11,10 @@ import Storage
 /// `$LAYOUTD_CONFIG` when no `--config` is given), then command-line flags. `config/layoutd.json`
 /// lists every key with the default below; a test checks that the two agree.
 ///
-/// To add a setting: a stored property, a line in `set(_:from:)`, one in `jsonText`, a check in
-/// `validate()`, the key in `config/layoutd.json`, and (usually) a flag in `Serve`. The API's settings
+/// To add a setting: a stored property, a line in `set(_:from:)`, one in `jsonText`, a range in
+/// `ranges` and `number(of:)` (DaemonConfiguration+Ranges.swift) for a number, or a check in
+/// `problem(with:)` for the others, the key in `config/layoutd.json`, and (usually) a flag in `Serve` (and
+/// its row in `givenFlags`). The API's settings
 /// also go into `apiConfiguration`.
 struct DaemonConfiguration: Equatable, Sendable {
     var host = "127.0.0.1"
@@ -81,12 +83,7 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Defaults overlaid with the file at `path` (when not nil).
     static func load(path: String?) throws -> DaemonConfiguration {
         guard let path else { return DaemonConfiguration() }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ConfigurationError("cannot read configuration file \(path): \(error.localizedDescription)")
-        }
+        let data = try readConfigurationFile(path)
         do {
             return try JSONDecoder().decode(ConfigurationFile.self, from: data).configuration
         } catch let error as ConfigurationError {
@@ -134,49 +131,49 @@ struct DaemonConfiguration: Equatable, Sendable {
 
     // MARK: checking and printing
 
+    /// Throws the first setting's problem (`problem(with:)`), in `keys` order.
     func validate() throws {
-        func fail(_ message: String) throws { throw ConfigurationError(message) }
-        if host.isEmpty { try fail("host must not be empty") }
-        if !(0...65535).contains(port) { try fail("port must be in 0...65535 (0 picks a free port), not \(port)") }
-        if !(0...1024).contains(threads) { try fail("threads must be in 0...1024 (0 means one per CPU but one, at least one), not \(threads)") }
-        if maxBodyBytes < 0 { try fail("maxBodyBytes must not be negative") }
-        if maxHeaderBytes < 256 { try fail("maxHeaderBytes must be at least 256") }
-        if !(timeoutSeconds > 0) { try fail("timeoutSeconds must be positive") }
-        if !(requestDeadlineSeconds > 0) { try fail("requestDeadlineSeconds must be positive") }
-        if maxConnections < 0 { try fail("maxConnections must not be negative (0 derives it from the descriptor limit)") }
-        if !(shutdownGraceSeconds >= 0) { try fail("shutdownGraceSeconds must not be negative") }
-        if backlog < 1 { try fail("backlog must be at least 1") }
-        if !Self.logLevels.contains(logLevel) {
-            try fail("logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+        for key in Self.keys {
+            if let problem = problem(with: key) { throw ConfigurationError(problem) }
         }
-        if LogFormat(rawValue: logFormat) == nil {
-            try fail("logFormat must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logFormat)'")
+    }
+
+    /// What is wrong with setting `key` as it stands, or nil. One setting at a time, so that each
+    /// source can check the values it gave and name itself (`applyEnvironment`, the file, the flags).
+    func problem(with key: String) -> String? {
+        if let problem = rangeProblem(of: key) { return problem }
+        switch key {
+        case "host": if host.isEmpty { return "host must not be empty" }
+        case "logLevel":
+            if !Self.logLevels.contains(logLevel) {
+                return "logLevel must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'"
+            }
+        case "logFormat":
+            if LogFormat(rawValue: logFormat) == nil {
+                return "logFormat must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logFormat)'"
+            }
+        case "lockDirectory": if lockDirectory.isEmpty { return "lockDirectory must not be empty" }
+        case "store":
+            // The value may hold a password: messages show it redacted.
+            if case .postgres(let url)? = storeLocation, let problem = PostgresSessionStorage.problem(url: url) {
+                return "store: '\(redactedStoreURL(store))' is not a PostgreSQL URL libpq accepts: \(redactedStoreURL(problem))"
+            }
+            if storeLocation == nil {
+                return "store must be memory, sqlite:PATH (e.g. sqlite:data/layoutd.db) or a postgres:// URL "
+                    + "(e.g. postgres://layoutd@db.internal:5432/layoutd), not '\(redactedStoreURL(store))'"
+            }
+        case "sync":
+            if StorageSync(rawValue: sync) == nil {
+                return "sync must be one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sync)'"
+            }
+        case "corsOrigins":
+            for origin in corsOrigins where !Self.isValidOrigin(origin) {
+                return "corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
+                    + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin"
+            }
+        default: break
         }
-        if lockDirectory.isEmpty { try fail("lockDirectory must not be empty") }
-        if maxViews < 1 { try fail("maxViews must be at least 1") }
-        if maxConstraints < 0 { try fail("maxConstraints must not be negative") }
-        if maxSessions < 1 { try fail("maxSessions must be at least 1") }
-        if maxSubscribersPerSession < 0 { try fail("maxSubscribersPerSession must not be negative") }
-        if maxSubscribers < 0 { try fail("maxSubscribers must not be negative") }
-        if maxResidentSessions < 0 { try fail("maxResidentSessions must not be negative (0 means no limit)") }
-        if maxResidentBytes < 0 { try fail("maxResidentBytes must not be negative (0 means no limit)") }
-        if !(sessionIdleTimeoutSeconds >= 0) {
-            try fail("sessionIdleTimeoutSeconds must not be negative (0 means sessions never expire)")
-        }
-        if case .postgres(let url)? = storeLocation, let problem = PostgresSessionStorage.problem(url: url) {
-            try fail("store: '\(store)' is not a PostgreSQL URL libpq accepts: \(problem)")
-        }
-        if storeLocation == nil {
-            try fail("store must be memory, sqlite:PATH (e.g. sqlite:data/layoutd.db) or a postgres:// URL "
-                     + "(e.g. postgres://layoutd@db.internal:5432/layoutd), not '\(store)'")
-        }
-        if StorageSync(rawValue: sync) == nil {
-            try fail("sync must be one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sync)'")
-        }
-        for origin in corsOrigins where !Self.isValidOrigin(origin) {
-            try fail("corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
-                     + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin")
-        }
+        return nil
     }
 
     /// `*`, or `scheme://host[:port]` with nothing after the host and port (browsers send `Origin`
@@ -206,14 +203,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         return nil
     }
 
-    /// `store` for logs: a PostgreSQL URL's password replaced by `***`.
-    var storeForLog: String {
-        guard case .postgres? = storeLocation, let scheme = store.firstRange(of: "://"),
-              let at = store[scheme.upperBound...].firstIndex(of: "@") else { return store }
-        let userInfo = store[scheme.upperBound..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return store }
-        return String(store[..<colon]) + ":***" + String(store[at...])
-    }
+    /// `store` for logs and messages: a password replaced by `***` (`redactedStoreURL`).
+    var storeForLog: String { redactedStoreURL(store) }
 
     var syncValue: StorageSync { StorageSync(rawValue: sync) ?? .everysec }
 
@@ -268,7 +259,7 @@ struct DaemonConfiguration: Equatable, Sendable {
             "maxSubscribersPerSession": String(maxSubscribersPerSession),
             "maxSubscribers": String(maxSubscribers),
             "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
-            "store": jsonString(store),
+            "store": jsonString(storeForLog),  // a password never reaches the output
             "sync": jsonString(sync),
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
@@ -292,6 +283,8 @@ fileprivate struct ConfigurationFile: Decodable {
         let container = try decoder.container(keyedBy: SettingKey.self)
         for key in container.allKeys.map(\.stringValue).sorted() {
             try configuration.set(key, from: FileSetting(key: key, container: container))
+            // Checked as read, so the message is this key's even when a later source overrides others.
+            if let problem = configuration.problem(with: key) { throw ConfigurationError(problem) }
         }
     }
 }
@@ -308,8 +301,10 @@ func jsonString(_ text: String) -> String {
     return String(decoding: w.bytes, as: UTF8.self)
 }
 
-/// A number as JSON: whole values without a fraction (`30`), others as Swift prints them.
+/// A number as JSON: whole values without a fraction (`30`), others as Swift prints them. The
+/// ranges keep settings finite; were one not, `null` keeps the output JSON (Swift prints `inf`).
 func jsonNumber(_ value: Double) -> String {
+    guard value.isFinite else { return "null" }
     if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
     return String(value)
 }

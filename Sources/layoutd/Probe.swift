@@ -30,6 +30,14 @@ struct Probe: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for the answer.", valueName: "seconds"))
     var timeoutSeconds: Double = 2
 
+    /// `Int(1e300)` trapped on the way to a `timeval` (issue 27): the same range as the daemon's time-outs.
+    func validate() throws {
+        let range = SettingRange.seconds(above: 0, upTo: DaemonConfiguration.oneDay)
+        guard range.contains(timeoutSeconds) else {
+            throw ValidationError("--timeout-seconds must be \(range), not \(SettingRange.show(timeoutSeconds))")
+        }
+    }
+
     func run() throws {
         let settings: DaemonConfiguration
         do {

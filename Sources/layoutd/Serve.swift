@@ -245,7 +245,7 @@ struct Serve: ParsableCommand {
         do {
             storage = try Self.openStorage(settings, logger: logger)
         } catch {
-            writeToStandardError("layoutd: error: cannot open the session store: \(error)\n")
+            writeToStandardError("layoutd: error: cannot open the session store: \(redactedStoreURL(String(describing: error)))\n")
             throw ExitCode.failure
         }
         defer { storage?.close() }
@@ -337,6 +337,7 @@ struct Serve: ParsableCommand {
         if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
         if let store { settings.store = store }
         if let sync { settings.sync = sync }
+        try checkFlags(settings)
         try settings.validate()
         return settings
     }

@@ -62,10 +62,14 @@ struct Solve: ParsableCommand {
                                valueName: "n"))
     var maxConstraints: Int = DaemonConfiguration().maxConstraints
 
+    /// The daemon's ranges for the same settings (DaemonConfiguration+Ranges.swift).
     func validate() throws {
-        if maxBodyBytes < 0 { throw ValidationError("--max-body-bytes must not be negative") }
-        if maxViews < 1 { throw ValidationError("--max-views must be at least 1") }
-        if maxConstraints < 0 { throw ValidationError("--max-constraints must not be negative") }
+        for (flag, key, value) in [("--max-body-bytes", "maxBodyBytes", maxBodyBytes), ("--max-views", "maxViews", maxViews),
+                                   ("--max-constraints", "maxConstraints", maxConstraints)] {
+            if let range = DaemonConfiguration.ranges[key], !range.contains(Double(value)) {
+                throw ValidationError("\(flag) must be \(range), not \(value)")
+            }
+        }
     }
 
     func run() throws {

@@ -33,12 +33,15 @@ struct Store: ParsableCommand {
 
         var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
 
+        /// `store` as printed: its password, if any, hidden.
+        var shown: String { redactedStoreURL(store) }
+
         func validate() throws {
             if isPostgres, let problem = PostgresSessionStorage.problem(url: store) {
-                throw ValidationError("--store '\(store)' is not a PostgreSQL URL libpq accepts: \(problem)")
+                throw ValidationError("--store '\(shown)' is not a PostgreSQL URL libpq accepts: \(redactedStoreURL(problem))")
             }
             if store != "memory" && !isPostgres && !(store.hasPrefix("sqlite:") && store.count > "sqlite:".count) {
-                throw ValidationError("--store must be memory, sqlite:PATH or postgres://URL, not '\(store)'")
+                throw ValidationError("--store must be memory, sqlite:PATH or postgres://URL, not '\(shown)'")
             }
         }
 
@@ -50,9 +53,9 @@ struct Store: ParsableCommand {
                     let storage = try PostgresSessionStorage(url: store, sync: .always, poolSize: 1)
                     guard let problem = storage.startupProblem else { return storage }
                     storage.close()
-                    Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(problem))])
+                    Store.emit([("store", .string(shown)), ("ok", .bool(false)), ("error", .string(redactedStoreURL(problem)))])
                 } catch {
-                    Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(error.description))])
+                    Store.emit([("store", .string(shown)), ("ok", .bool(false)), ("error", .string(redactedStoreURL(error.description)))])
                 }
                 throw ExitCode.failure
             }
@@ -60,14 +63,14 @@ struct Store: ParsableCommand {
             let path = String(store.dropFirst("sqlite:".count))
             // Checking must not create the store it checks.
             guard FileManager.default.fileExists(atPath: path) else {
-                Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string("\(path): no such file"))])
+                Store.emit([("store", .string(shown)), ("ok", .bool(false)), ("error", .string("\(path): no such file"))])
                 throw ExitCode.failure
             }
             do {
                 // `never`: these commands sync what they write when they close.
                 return try SQLiteSessionStorage(path: path, sync: .never)
             } catch {
-                Store.emit([("store", .string(store)), ("ok", .bool(false)), ("error", .string(error.description))])
+                Store.emit([("store", .string(shown)), ("ok", .bool(false)), ("error", .string(redactedStoreURL(error.description)))])
                 throw ExitCode.failure
             }
         }
@@ -89,13 +92,13 @@ struct Store: ParsableCommand {
             defer { store.close() }
             do {
                 let c = try store.check()
-                Store.emit([("store", .string(location.store)), ("ok", .bool(c.isIntact)),
+                Store.emit([("store", .string(location.shown)), ("ok", .bool(c.isIntact)),
                             ("problems", .array(c.problems.map { .string($0) })),
                             ("sessions", .number(Double(c.sessions))), ("patches", .number(Double(c.patches))),
                             ("snapshotBytes", .number(Double(c.snapshotBytes))), ("fileBytes", .number(Double(c.fileBytes)))])
                 if !c.isIntact { throw ExitCode.failure }
             } catch let error as StorageError {
-                Store.emit([("store", .string(location.store)), ("ok", .bool(false)), ("error", .string(error.description))])
+                Store.emit([("store", .string(location.shown)), ("ok", .bool(false)), ("error", .string(redactedStoreURL(error.description)))])
                 throw ExitCode.failure
             }
         }
@@ -118,7 +121,7 @@ struct Store: ParsableCommand {
             defer { store.close() }
             do {
                 let r = try store.compact(replay: Store.canonicalReplay)
-                Store.emit([("store", .string(location.store)), ("ok", .bool(r.failures.isEmpty)),
+                Store.emit([("store", .string(location.shown)), ("ok", .bool(r.failures.isEmpty)),
                             ("sessionsFolded", .number(Double(r.sessionsFolded))),
                             ("patchesFolded", .number(Double(r.patchesFolded))),
                             ("failures", .array(r.failures.map { .string($0) })),
@@ -126,7 +129,7 @@ struct Store: ParsableCommand {
                             ("fileBytesAfter", .number(Double(r.fileBytesAfter)))])
                 if !r.failures.isEmpty { throw ExitCode.failure }
             } catch let error as StorageError {
-                Store.emit([("store", .string(location.store)), ("ok", .bool(false)), ("error", .string(error.description))])
+                Store.emit([("store", .string(location.shown)), ("ok", .bool(false)), ("error", .string(redactedStoreURL(error.description)))])
                 throw ExitCode.failure
             }
         }

@@ -356,16 +356,16 @@ struct CommandLineTests {
             (#"{"port": 8080, "colour": "blue"}"#, "unknown setting 'colour'"),
             (#"{"port": "8080"}"#, "'port' must be a number"),
             (#"{"port": 80.5}"#, "'port' must be a whole number"),
-            (#"{"port": 123456}"#, "port must be in 0...65535"),
+            (#"{"port": 123456}"#, "port must be a whole number in 0...65535"),
             (#"{"logLevel": "loud"}"#, "logLevel must be one of"),
             (#"[1, 2]"#, "must hold a JSON object"),
             (#"{"port": "#, "not valid JSON"),
             (#"{"corsOrigins": "https://a.example"}"#, "'corsOrigins' must be an array of strings"),
             (#"{"corsOrigins": ["https://a.example/"]}"#, "'https://a.example/' is not an origin"),
             (#"{"corsOrigins": ["app.example"]}"#, "is not an origin"),
-            (#"{"maxSessions": 0}"#, "maxSessions must be at least 1"),
-            (#"{"maxViews": 0}"#, "maxViews must be at least 1"),
-            (#"{"sessionIdleTimeoutSeconds": -1}"#, "sessionIdleTimeoutSeconds must not be negative"),
+            (#"{"maxSessions": 0}"#, "maxSessions must be a whole number in 1...10000000"),
+            (#"{"maxViews": 0}"#, "maxViews must be a whole number in 1...1000000"),
+            (#"{"sessionIdleTimeoutSeconds": -1}"#, "sessionIdleTimeoutSeconds must be a number of seconds from 0 to 31536000"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let file = directory.appendingPathComponent("bad\(index).json")
