@@ -16,19 +16,19 @@ extension DormantSession {
     ///
     /// Throws the 503 of a store that cannot be read (the session stays asleep, without text, and
     /// the next request tries again).
-    func reloaded(id: String, from durability: SessionDurability) throws(LayoutAPI.Failure) -> DormantSession {
+    func reloaded(id: String, from repository: SessionRepository) throws(LayoutAPI.Failure) -> DormantSession {
         let stored: StoredSession?
         do throws(StorageError) {
-            stored = try durability.storage.load(id: id)
+            stored = try repository.load(id: id)
         } catch {
-            throw SessionDurability.failure(error, id: id)
+            throw SessionRepository.failure(error, id: id)
         }
         guard let stored, stored.generation == generation else {
             var gone = self
             gone.alive = false
             return gone
         }
-        guard let canonical = SessionDurability.canonical(of: stored) else {
+        guard let canonical = SessionRepository.canonical(of: stored) else {
             throw LayoutAPI.Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
         }
         let same = stored.revision == revision && stored.writeID == writeID
@@ -40,7 +40,7 @@ extension DormantSession {
     }
 }
 
-extension SessionDurability {
+extension SessionRepository {
     /// The canonical document of a stored session: its patches replayed by the API's own rule and
     /// read back into its member index; nil when they do not replay.
     static func canonical(of stored: StoredSession) -> CanonicalDocument? {

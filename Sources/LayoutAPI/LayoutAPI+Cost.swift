@@ -22,12 +22,12 @@ extension LayoutAPI {
         if request.body.count >= configuration.expensiveBytes { return true }
         // Only a wake costs more than the body: without a store no session is loaded, and every
         // session held is resident until the resident budget first puts one to sleep.
-        guard durability != nil || store.mayHoldSleepers else { return false }
+        guard repository != nil || registry.mayHoldSleepers else { return false }
         let method = request.method
         guard method != "OPTIONS", let route = Route.match(request.path) else { return false }
-        if durability != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
+        if repository != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
         guard method != "DELETE", let id = route.sessionID else { return false }
-        guard let session = store.peek(id) else { return durability != nil }
+        guard let session = registry.peek(id) else { return repository != nil }
         if sharedStore && mayBeBehind(session) { return true }
         guard let dormant = session.dormantText else { return false }
         // Asleep without its text: the wake reads the store.
@@ -36,7 +36,7 @@ extension LayoutAPI {
 
     /// Whether requests answered on an event loop must be made with `mayWait` false: with a
     /// session store (see `isExpensive`).
-    public var readsMustNotWait: Bool { durability != nil }
+    public var readsMustNotWait: Bool { repository != nil }
 }
 
 extension Route {

@@ -106,6 +106,6 @@ extension LayoutAPI {
 
     /// Open event streams on the session `id` (0 when there is no such session).
     public func subscriberCount(session id: String) -> Int {
-        store.peek(id)?.events.count ?? 0
+        registry.peek(id)?.events.count ?? 0
     }
 }

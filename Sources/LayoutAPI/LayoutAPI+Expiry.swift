@@ -1,7 +1,7 @@
 import Primitives
 import Storage
 
-/// Idle expiry that survives a restart (issue 21). The registry (`SessionStore`) knows when each
+/// Idle expiry that survives a restart (issue 21). The registry (`SessionRegistry`) knows when each
 /// session in memory was last used; the session store knows it only from writes. So that a session
 /// that is only read does not expire after a restart, and a stored session nobody asks for after
 /// a restart does expire, each sweep (the daemon's timer, `LayoutAPI.sweep`):
@@ -19,23 +19,23 @@ extension LayoutAPI {
     /// The store's time (seconds since 1970, as `StoredSession.lastUsed`) at the API's clock
     /// reading `now`: the wall clock when the API was made, moved on by the API's clock (monotonic;
     /// injected by tests) since, so that both agree on how much time has passed.
-    func storeTime(_ durability: SessionDurability, now: Double) -> Double {
-        now + durability.storeClockOffset
+    func storeTime(_ repository: SessionRepository, now: Double) -> Double {
+        now + repository.storeClockOffset
     }
 
     /// The sweep's part for the session store; answers how many stored sessions it expired.
     func sweepStored() -> Int {
-        guard let durability else { return 0 }
+        guard let repository else { return 0 }
         let now = configuration.clock()
-        guard recordUses(durability, now: now) else { return 0 }
+        guard recordUses(repository, now: now) else { return 0 }
         let idle = configuration.sessionIdleTimeoutSeconds
-        let cutoff = storeTime(durability, now: now) - idle
-        guard idle > 0, let expired = try? durability.storage.expire(before: cutoff), !expired.isEmpty else { return 0 }
+        let cutoff = storeTime(repository, now: now) - idle
+        guard idle > 0, let expired = try? repository.expire(before: cutoff), !expired.isEmpty else { return 0 }
         storedCount.removed(expired.count)
         for key in expired {
             // Only a copy of that very session (one made anew under the id is not idle).
-            guard let session = store.peek(key.id), session.generation == key.generation else { continue }
-            store.remove(session)
+            guard let session = registry.peek(key.id), session.generation == key.generation else { continue }
+            registry.remove(session)
             session.retire()
             session.events.end(sessionID: key.id, reason: "expired")
         }
@@ -44,18 +44,18 @@ extension LayoutAPI {
 
     /// Touches in the store every session used since the last call. False when the store refused:
     /// the sweep then expires nothing, since the store's times may be behind the real uses.
-    private func recordUses(_ durability: SessionDurability, now: Double) -> Bool {
-        let since = durability.usesRecorded.withLock { $0 }
-        let offset = durability.storeClockOffset
-        let used = store.used(since: since - Self.useOverlapSeconds).compactMap { use in
+    private func recordUses(_ repository: SessionRepository, now: Double) -> Bool {
+        let since = repository.usesRecorded.withLock { $0 }
+        let offset = repository.storeClockOffset
+        let used = registry.used(since: since - Self.useOverlapSeconds).compactMap { use in
             use.session.generation.map { SessionUse(id: use.session.id, generation: $0, time: use.at + offset) }
         }
         do throws(StorageError) {
-            try durability.storage.touch(used)
+            try repository.touch(used)
         } catch {
             return false
         }
-        durability.usesRecorded.withLock { $0 = now }
+        repository.usesRecorded.withLock { $0 = now }
         return true
     }
 
@@ -65,10 +65,10 @@ extension LayoutAPI {
     /// was read keeps it (and the request wakes it). A store that cannot answer expires nothing.
     func expireIfIdle(_ stored: StoredSession) -> Bool {
         let idle = configuration.sessionIdleTimeoutSeconds
-        guard let durability, idle > 0 else { return false }
-        let cutoff = storeTime(durability, now: configuration.clock()) - idle
+        guard let repository, idle > 0 else { return false }
+        let cutoff = storeTime(repository, now: configuration.clock()) - idle
         guard stored.lastUsed < cutoff,
-              (try? durability.storage.expire(id: stored.id, generation: stored.generation, before: cutoff)) == true
+              (try? repository.expire(id: stored.id, generation: stored.generation, before: cutoff)) == true
         else { return false }
         storedCount.removed(1)
         return true

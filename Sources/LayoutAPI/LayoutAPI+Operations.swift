@@ -29,8 +29,8 @@ extension LayoutAPI {
     /// 503 with `Retry-After`. The store is probed at most once a second (`StoreHealth`), so a load
     /// balancer polling every second costs one cheap store call a second, whatever the pollers.
     func readyz(mayWait: Bool = true) -> APIResponse {
-        guard let durability else { return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")]) }
-        if let problem = storeHealth.readiness(probing: durability.storage, mayWait: mayWait) {
+        guard let repository else { return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")]) }
+        if let problem = storeHealth.readiness(probing: repository, mayWait: mayWait) {
             return Problems.notReady(problem)
         }
         return .json(200, Array(#"{"status":"ready"}"#.utf8), headers: [("Cache-Control", "no-store")])
@@ -41,13 +41,13 @@ extension LayoutAPI {
     func writeMetrics(to out: inout PrometheusText) {
         let values = APIMetrics.counters.values()
         out.family("layoutd_sessions", .gauge, help: "Sessions by state: resident (solver in memory), dormant (document text only, in memory), stored (in the session store).")
-        let held = store.count, resident = min(held, store.budgeted ? store.residentCount : held)
+        let held = registry.count, resident = min(held, registry.budgeted ? registry.residentCount : held)
         out.sample("layoutd_sessions", ["state": "resident"], Double(resident))
         out.sample("layoutd_sessions", ["state": "dormant"], Double(held - resident))
-        if durability != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.cached)) }
+        if repository != nil { out.sample("layoutd_sessions", ["state": "stored"], Double(storedCount.cached)) }
         out.single("layoutd_resident_bytes", .gauge,
                    help: "Estimated bytes of the sessions in memory (document text, solver state per view and constraint entry), which maxResidentBytes bounds.",
-                   Double(store.memory.bytes))
+                   Double(registry.memory.bytes))
 
         out.single("layoutd_sse_subscribers", .gauge, help: "Open event streams (GET /v1/sessions/{id}/events).",
                    Double(subscriberCount))
@@ -74,7 +74,7 @@ extension LayoutAPI {
         out.sample("layoutd_solver_constraints_changed_total", ["change": "added"], Double(values[APIMetrics.constraintsAdded]))
         out.sample("layoutd_solver_constraints_changed_total", ["change": "removed"], Double(values[APIMetrics.constraintsRemoved]))
 
-        guard durability != nil else { return }
+        guard repository != nil else { return }
         out.family("layoutd_store_operation_duration_seconds", .histogram, help: "Session store calls by operation, successful or not.")
         for op in StoreOperation.allCases {
             let first = APIMetrics.storeHistograms + op.rawValue * LatencyBuckets.countersPerHistogram

@@ -67,35 +67,35 @@ extension LayoutAPI {
     private func insertNew(_ id: String, _ state: inout SessionState) -> NewSession {
         // What every store computes for a create (the chain's first link).
         state.writeID = WriteChain.created(state.canonical.bytes)
-        if durability != nil && !reserveStoredSession() {
+        if repository != nil && !reserveStoredSession() {
             return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
         }
         switch storeNewSession(id, state) {
         case .success(let generation):
             state.generation = generation
         case .failure(let failure):
-            if durability != nil { releaseStoredSession() }
+            if repository != nil { releaseStoredSession() }
             // A conflict: the id is stored already (created concurrently): look again.
             return failure.staleSession ? .taken : .failed(failure.response)
         }
         let session = Session(id: id, state: state, limits: limits, epoch: noticeEpoch.withLock { $0 },
-                              durability: durability)
+                              repository: repository)
         for _ in 0..<4 {
-            switch store.insert(session) {
+            switch registry.insert(session) {
             case .inserted:
                 return .created
             case .full:
                 return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
             case .exists(let other):
-                guard let durability else { return .taken }
+                guard let repository else { return .taken }
                 guard let tag = other.liveTag else {
                     // A deleted session not yet out of the registry (its store delete came first).
-                    store.remove(other)
+                    registry.remove(other)
                     continue
                 }
                 // A concurrent request woke the session just stored: it is this one.
                 if tag.generation == state.generation { return .created }
-                try? durability.storage.delete(id: id, generation: state.generation)
+                try? repository.delete(id: id, generation: state.generation)
                 releaseStoredSession()
                 return .taken
             }
@@ -104,8 +104,8 @@ extension LayoutAPI {
     }
 
     /// The store and the session's id for the commit point (nil: no store).
-    func durable(_ id: String) -> (store: SessionDurability, id: String, limits: DocumentLimits)? {
-        durability.map { ($0, id, limits) }
+    func durable(_ id: String) -> (store: SessionRepository, id: String, limits: DocumentLimits)? {
+        repository.map { ($0, id, limits) }
     }
 
     private func created(_ id: String, _ state: SessionState, _ options: QueryOptions,
@@ -196,7 +196,7 @@ extension LayoutAPI {
                     }
                     switch outcome {
                     case .retry:
-                        store.remove(session)
+                        registry.remove(session)
                         continue
                     case .failed(let r):
                         return r
@@ -278,11 +278,11 @@ extension LayoutAPI {
                     return Failure(Problems.preconditionFailed(tag,
                         detail: "If-Match does not match the current revision \(tag.revision)"))
                 }
-                if let durability {
+                if let repository {
                     do throws(StorageError) {
-                        try durability.storage.delete(id: id, generation: tag.generation)
+                        try repository.delete(id: id, generation: tag.generation)
                     } catch {
-                        return SessionDurability.failure(error, id: id)
+                        return SessionRepository.failure(error, id: id)
                     }
                 }
                 alive = false
@@ -294,8 +294,8 @@ extension LayoutAPI {
             do throws(Failure) { session = try caughtUp(session) } catch { return error.response }
             attempt += 1
         }
-        if durability != nil { storedCount.removed(1) }
-        store.remove(session)
+        if repository != nil { storedCount.removed(1) }
+        registry.remove(session)
         session.events.end(sessionID: id, reason: "deleted")
         return APIResponse(status: 204)
     }

@@ -27,7 +27,7 @@ extension LayoutAPI {
     func heard(_ notice: StoreNotice) {
         switch notice {
         case .changed(let id, let generation, let revision, let writeID, let patch):
-            guard let session = store.peek(id) else { return }
+            guard let session = registry.peek(id) else { return }
             let change = Change(generation: generation, revision: revision, writeID: writeID,
                                 patch: patch.map { StoredPatch(revision: revision, bytes: $0) })
             mark(session, change) { hint in
@@ -38,11 +38,11 @@ extension LayoutAPI {
                 }
             }
         case .deleted(let id, let generation):
-            guard let session = store.peek(id) else { return }
+            guard let session = registry.peek(id) else { return }
             mark(session, nil) { hint in if generation == hint.generation { hint.otherGeneration = true } }
         case .lost:
             noticeEpoch.withLock { $0 += 1 }
-            for session in store.all() { mark(session, nil) { _ in } }
+            for session in registry.all() { mark(session, nil) { _ in } }
         }
     }
 
@@ -122,18 +122,18 @@ extension LayoutAPI {
     /// nil when it was deleted (its event streams end with `deleted`). A 503 when the store cannot
     /// be read.
     func catchUp(_ session: Session) throws(Failure) -> Session? {
-        guard let durability else { return session }
+        guard let repository else { return session }
         let epoch = noticeEpoch.withLock { $0 }
         let stored: StoredSession?
         do throws(StorageError) {
-            stored = try durability.storage.load(id: session.id)
+            stored = try repository.load(id: session.id)
         } catch {
-            throw SessionDurability.readFailure(error, id: session.id)
+            throw SessionRepository.readFailure(error, id: session.id)
         }
         let generation = session.heard.withLock { $0.generation }
         guard let stored, stored.generation == generation else {
             session.retire()
-            store.remove(session)
+            registry.remove(session)
             session.events.end(sessionID: session.id, reason: "deleted")
             return stored == nil ? nil : try findSession(session.id)
         }
@@ -146,7 +146,7 @@ extension LayoutAPI {
             // drop the copy; the next request answers the same rather than frames the store no
             // longer has. The stored session itself is left alone.
             session.retire()
-            store.remove(session)
+            registry.remove(session)
             throw unreadable
         }
         session.heard.withLock { $0.epoch = max($0.epoch, epoch) }

@@ -9,20 +9,20 @@ extension LayoutAPI {
     /// `mayWait` false (an event loop): a `Failure` of `APIResponse.waitNeeded` instead of any
     /// read of the store.
     func findSession(_ id: String, mayWait: Bool = true) throws(Failure) -> Session? {
-        if let session = store.lookup(id) {
+        if let session = registry.lookup(id) {
             // Another node may have written it since (see LayoutAPI+SharedStore.swift).
             guard sharedStore, mayBeBehind(session) else { return session }
             guard mayWait else { throw Failure(.waitNeeded) }
             return try catchUp(session)
         }
-        guard let durability else { return nil }
+        guard let repository else { return nil }
         guard mayWait else { throw Failure(.waitNeeded) }
         let epoch = noticeEpoch.withLock { $0 }
         let stored: StoredSession?
         do throws(StorageError) {
-            stored = try durability.storage.load(id: id)
+            stored = try repository.load(id: id)
         } catch {
-            throw SessionDurability.readFailure(error, id: id)
+            throw SessionRepository.readFailure(error, id: id)
         }
         guard let stored, !expireIfIdle(stored) else { return nil }
         // The stored document is the canonical text the session answered (replayed by the API's
@@ -31,8 +31,8 @@ extension LayoutAPI {
         let json = try readableDocument(of: stored)
         let dormant = DormantSession(canonical: CanonicalDocument(json), revision: stored.revision,
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
-        let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, durability: durability)
-        switch store.insert(session) {
+        let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, repository: repository)
+        switch registry.insert(session) {
         case .inserted: return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile
         case .full: throw Failure(Problems.tooManySessions(limit: configuration.maxSessions))  // no limit with a store
@@ -51,7 +51,7 @@ extension LayoutAPI {
 
     /// Whether a create must answer 429 now (a quick check; `reserveStoredSession` decides).
     var atSessionLimit: Bool {
-        durability == nil ? store.isFull : storedCount.value >= configuration.maxSessions
+        repository == nil ? registry.isFull : storedCount.value >= configuration.maxSessions
     }
 
     /// With a store: counts one more stored session if the limit allows (false: 429). The caller
@@ -65,12 +65,12 @@ extension LayoutAPI {
     /// a store the generation comes from a process-wide counter started from the clock, as a new
     /// store's would: a restarted memory daemon never repeats a tag either.
     func storeNewSession(_ id: String, _ state: SessionState) -> Result<UInt64, Failure> {
-        guard let durability else { return .success(Self.memoryGenerations.withLock { $0 += 1; return $0 }) }
+        guard let repository else { return .success(Self.memoryGenerations.withLock { $0 += 1; return $0 }) }
         do throws(StorageError) {
-            return .success(try durability.storage.create(id: id, revision: state.revision, document: state.canonical.bytes,
+            return .success(try repository.create(id: id, revision: state.revision, document: state.canonical.bytes,
                                                            delegates: state.system.rememberedDelegates))
         } catch {
-            return .failure(SessionDurability.failure(error, id: id))
+            return .failure(SessionRepository.failure(error, id: id))
         }
     }
 

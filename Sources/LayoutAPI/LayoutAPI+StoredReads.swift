@@ -1,7 +1,7 @@
 import JSON
 import Storage
 
-extension SessionDurability {
+extension SessionRepository {
     /// The answer to a store failure while *reading* a session (waking or catching it up): a 503
     /// in the words of a read. `failure(_:id:)` is for writes, and said "the change was not made"
     /// to a GET (issue 27). A fence conflict cannot happen on a read; it is answered as one anyway.
@@ -22,7 +22,7 @@ extension LayoutAPI {
     /// it is beyond this server's limits (it would otherwise wake dead and answer 404 "never
     /// existed" while still stored and counted, issue 27). Never deletes anything.
     func readableDocument(of stored: StoredSession) throws(Failure) -> JSONValue {
-        guard let bytes = try? stored.document(replay: SessionDurability.replay),
+        guard let bytes = try? stored.document(replay: SessionRepository.replay),
               let json = try? JSONParser.parse(bytes, maxDepth: 1024) else {
             throw Failure(Problems.storeUnreadable("session '\(stored.id)': its stored patches do not replay"))
         }

@@ -13,14 +13,14 @@ import Storage
 /// of a create that keeps losing races, and the 503 of a write its session store refuses.
 public final class LayoutAPI: Sendable {
     public let configuration: APIConfiguration
-    let store: SessionStore
+    let registry: SessionRegistry
     let cors: CORS
     let limits: DocumentLimits
     /// Open event streams over all sessions (see `maxSubscribers`).
     let subscribers = Locked(0)
     /// The session store every acknowledged change is written to (issue 21); nil: sessions live
     /// in this process only (`store: memory`).
-    let durability: SessionDurability?
+    let repository: SessionRepository?
     /// With a store: how many sessions it holds (`SessionCount`: tracked, or the shared store's
     /// own count), which is what `maxSessions` limits (the registry holds only the ones woken
     /// since the start).
@@ -54,21 +54,21 @@ public final class LayoutAPI: Sendable {
         }
         let noticeEpoch = Locked(0)
         self.noticeEpoch = noticeEpoch
-        let durability = storage.map {
-            SessionDurability(storage: $0, storeClockOffset: wallClock() - configuration.clock(), noticeEpoch: noticeEpoch)
+        let repository = storage.map {
+            SessionRepository(storage: $0, storeClockOffset: wallClock() - configuration.clock(), noticeEpoch: noticeEpoch)
         }
         let storedCount = SessionCount(storage: storage, clock: configuration.clock)
         // With a store, the registry is a cache of stored sessions: the limit applies to the store,
         // and idle expiry of a copy only drops the copy; the store expires the session itself
         // (`sweepStored`, `expireIfIdle`: conditional on its last use by any node).
-        self.store = SessionStore(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
+        self.registry = SessionRegistry(maxSessions: storage == nil ? configuration.maxSessions : Int.max,
                                   maxResident: configuration.maxResidentSessions,
                                   maxResidentBytes: configuration.maxResidentBytes,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock, copiesOnly: storage != nil)
         self.cors = CORS(origins: configuration.corsOrigins)
         self.limits = configuration.documentLimits
-        self.durability = durability
+        self.repository = repository
         self.storedCount = storedCount
         self.sharedStore = storage?.isShared ?? false
         if let storage, storage.isShared {
@@ -100,14 +100,14 @@ public final class LayoutAPI: Sendable {
     /// expired (`sweepStored`): those are the ones counted.
     @discardableResult
     public func sweep() -> Int {
-        let dropped = store.sweep()
-        return durability == nil ? dropped : sweepStored()
+        let dropped = registry.sweep()
+        return repository == nil ? dropped : sweepStored()
     }
 
     /// Sessions currently held (expired ones not yet swept included).
     /// With a store, the store's count (with a shared store, as of the last second: it never waits
     /// for the store here).
-    public var sessionCount: Int { durability == nil ? store.count : storedCount.cached }
+    public var sessionCount: Int { repository == nil ? registry.count : storedCount.cached }
 
     // MARK: routing
 

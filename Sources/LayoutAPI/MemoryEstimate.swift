@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How many bytes a session holds in memory, estimated from what it is made of (the resident
-/// byte budget, `SessionStore.maxResidentBytes`, and `layoutd_resident_bytes`). Not measured:
+/// byte budget, `SessionRegistry.maxResidentBytes`, and `layoutd_resident_bytes`). Not measured:
 /// asking the allocator per session would cost more than the budget saves.
 ///
 /// The figures come from docs/benchmarks.md "Memory per session": a resident 50-view form (about

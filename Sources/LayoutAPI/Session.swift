@@ -24,7 +24,7 @@ final class Session: Sendable {
     let heard: Locked<StoreHint>
     /// The session store that holds the session (nil: `store: memory`): a session asleep drops
     /// its text and reads it back from there when it wakes.
-    let durability: SessionDurability?
+    let repository: SessionRepository?
     /// `footprint` now, readable without the session's lock (the registry reads it under its own
     /// to choose sleepers), and what putting the session to sleep would give back.
     private let bytes = Atomic<Int>(0)
@@ -63,10 +63,10 @@ final class Session: Sendable {
     }
 
     /// `epoch`: the API's `noticeEpoch` now (the state was just stored or read from the store).
-    init(id: String, state: SessionState, limits: DocumentLimits, epoch: Int = 0, durability: SessionDurability? = nil) {
+    init(id: String, state: SessionState, limits: DocumentLimits, epoch: Int = 0, repository: SessionRepository? = nil) {
         self.id = id
         self.limits = limits
-        self.durability = durability
+        self.repository = repository
         self.heard = Locked(StoreHint(generation: state.generation, epoch: epoch))
         self.slot = Locked(Held(slot: .resident(StateBox(state))))
         slot.withLock { measure(&$0) }
@@ -74,10 +74,10 @@ final class Session: Sendable {
 
     /// A session woken from the session store: dormant until its first request solves it.
     init(id: String, dormant: DormantSession, limits: DocumentLimits, epoch: Int = 0,
-         durability: SessionDurability? = nil) {
+         repository: SessionRepository? = nil) {
         self.id = id
         self.limits = limits
-        self.durability = durability
+        self.repository = repository
         self.heard = Locked(StoreHint(generation: dormant.generation, epoch: epoch))
         self.slot = Locked(Held(slot: .dormant(dormant)))
         slot.withLock { measure(&$0) }
@@ -138,8 +138,8 @@ final class Session: Sendable {
     /// A live dormant session that slept without its text gets it back from the store
     /// (`DormantSession.reloaded`); any other slot is left as it is.
     private func reloadText(_ held: inout Held) throws(LayoutAPI.Failure) {
-        guard case .dormant(let d) = held.slot, d.canonical == nil, d.alive, let durability else { return }
-        held.slot = .dormant(try d.reloaded(id: id, from: durability))
+        guard case .dormant(let d) = held.slot, d.canonical == nil, d.alive, let repository else { return }
+        held.slot = .dormant(try d.reloaded(id: id, from: repository))
     }
 
     /// What `replacing` does with the session, decided from its revision, liveness and
@@ -252,7 +252,7 @@ final class Session: Sendable {
     @discardableResult
     func sleep() -> Bool {
         slot.tryWithLock { held in
-            let keepText = durability == nil || events.count > 0
+            let keepText = repository == nil || events.count > 0
             switch held.slot {
             case .resident(let box) where box.state.alive:
                 held.slot = .dormant(DormantSession(box.state, keepText: keepText))
@@ -306,7 +306,7 @@ final class Session: Sendable {
     var reclaimableBytes: Int { reclaimable.load(ordering: .relaxed) }
 
     /// Counts the session's bytes in `account` from now on (the registry took it in). Outside
-    /// the registry's lock (lock order: see `SessionStore`).
+    /// the registry's lock (lock order: see `SessionRegistry`).
     func count(in account: MemoryAccount) {
         slot.withLock { held in
             guard case .pending = held.accounting else { return }
@@ -333,11 +333,11 @@ final class Session: Sendable {
             let views = box.state.system.document.views.count
             // What stays when it sleeps: the frames, and the text unless the store holds it.
             let kept = views * MemoryEstimate.bytesPerFrame + MemoryEstimate.bytesPerSession
-                + (durability == nil ? box.state.canonical.byteCount : 0)
+                + (repository == nil ? box.state.canonical.byteCount : 0)
             spare = max(0, now - kept)
         case .dormant(let d):
             // Only the text, and only when the store holds it (`sleep`).
-            (now, spare) = (d.footprint, durability == nil ? 0 : d.canonical?.byteCount ?? 0)
+            (now, spare) = (d.footprint, repository == nil ? 0 : d.canonical?.byteCount ?? 0)
         case .moving:
             return
         }

@@ -28,7 +28,7 @@ struct SessionChange {
     var logged: CommitRecord.Change
 }
 
-/// What the session store appends for one commit (`SessionDurability.write`): enough to bring a session at the previous
+/// What the session store appends for one commit (`SessionRepository.write`): enough to bring a session at the previous
 /// revision to this one (the merge patch is applied to the previous canonical document; a document
 /// replaces it) and to solve it as the session has it (the `delegate` states it remembered, which
 /// the document alone does not give: see `DormantSession`).

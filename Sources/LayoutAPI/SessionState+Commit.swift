@@ -13,8 +13,8 @@ extension SessionState {
     /// 1. Solve. Under `strict` the edit is made on a copy (copy-on-write) that is kept only when
     ///    nothing is broken; otherwise in place (a copy costs a copy of every array the edit
     ///    touches, on the usual one-constant PATCH).
-    /// 2. **The durability seam.** Only the system has changed so far. The store (`durable`,
-    ///    written by `SessionDurability.write`) appends
+    /// 2. **The repository seam.** Only the system has changed so far. The store (`durable`,
+    ///    written by `SessionRepository.write`) appends
     ///    `CommitRecord(change: change.logged, revision: revision + 1,
     ///    delegates: system.rememberedDelegates)` here, before anything else changes and before
     ///    anything is answered or published. When that fails it answers 503 and rolls the session
@@ -29,7 +29,7 @@ extension SessionState {
     /// `durable` (nil: `store: memory`) is the session store written at step 2 for the session `id`.
     mutating func commit(_ change: SessionChange, _ options: QueryOptions, answering form: SessionAnswer.Form,
                          events: SessionEvents, timing: inout ServerTiming,
-                         durable: (store: SessionDurability, id: String, limits: DocumentLimits)? = nil)
+                         durable: (store: SessionRepository, id: String, limits: DocumentLimits)? = nil)
         -> Result<SessionAnswer, LayoutAPI.Failure> {
         let t0 = MonotonicTime.now
         var isEdit = false
@@ -66,7 +66,7 @@ extension SessionState {
         }
         if isEdit { APIMetrics.record(stats) }
 
-        // 2. The durability seam (see above): nothing but `system` has changed yet.
+        // 2. The repository seam (see above): nothing but `system` has changed yet.
         var snapshotDue = false
         let nextWriteID: UInt64
         switch change.logged {
@@ -82,7 +82,7 @@ extension SessionState {
             } catch {
                 // `.solved` (PUT): the caller's new state is simply not installed.
                 if let delegatesBefore { rollBack(delegates: delegatesBefore, limits: durable.limits) }
-                return .failure(SessionDurability.failure(error, id: durable.id))
+                return .failure(SessionRepository.failure(error, id: durable.id))
             }
         }
 

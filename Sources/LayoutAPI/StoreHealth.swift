@@ -117,7 +117,7 @@ final class StoreHealth: Sendable {
     /// write while writes fail, else a read) and, if the caller may wait, is waited for up to
     /// `checkInterval`; a probe still under way a second after it started means the store does
     /// not answer. Otherwise the last finding, at once.
-    func readiness(probing storage: any SessionStorage, mayWait: Bool = true) -> String? {
+    func readiness(probing storage: SessionRepository, mayWait: Bool = true) -> String? {
         let now = clock()
         let due = state.withLock { s in
             s.probingSince == nil && (s.checkedAt.map { now - $0 >= Self.checkInterval } ?? true)
@@ -147,7 +147,7 @@ final class StoreHealth: Sendable {
         }
     }
 
-    private func probe(_ storage: any SessionStorage, _ plan: (write: Bool, failures: UInt64), started now: Double) {
+    private func probe(_ storage: SessionRepository, _ plan: (write: Bool, failures: UInt64), started now: Double) {
         var failure: StorageError? = nil
         do throws(StorageError) {
             try storage.probe(write: plan.write)

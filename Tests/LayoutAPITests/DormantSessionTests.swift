@@ -14,7 +14,7 @@ struct DormantSessionTests {
         return Client(configuration)
     }
 
-    static func isResident(_ c: Client, _ id: String) -> Bool? { c.api.store.peek(id)?.isResident }
+    static func isResident(_ c: Client, _ id: String) -> Bool? { c.api.registry.peek(id)?.isResident }
 
     @Test("beyond the budget the least recently used sessions sleep; a request wakes one")
     func leastRecentlyUsedSleep() {
@@ -26,12 +26,12 @@ struct DormantSessionTests {
         }
         #expect(Self.isResident(c, "s1") == false)
         #expect(Self.isResident(c, "s2") == true && Self.isResident(c, "s3") == true)
-        #expect(c.api.store.residentCount == 2)
+        #expect(c.api.registry.residentCount == 2)
         // s2 is now the least recently used: waking s1 puts it to sleep.
         #expect(c.send("GET", "/v1/sessions/s1/frames").status == 200)
         #expect(Self.isResident(c, "s1") == true)
         #expect(Self.isResident(c, "s2") == false && Self.isResident(c, "s3") == true)
-        #expect(c.api.store.residentCount == 2)
+        #expect(c.api.registry.residentCount == 2)
     }
 
     @Test("without a budget every session stays resident")
@@ -136,7 +136,7 @@ struct DormantSessionTests {
         c.put("a", Docs.small)
         c.patch("/v1/sessions/a", #"{"views": {"root": {"frame": {"width": 90}}}}"#)
         c.put("b", Docs.small)
-        let a = c.api.store.peek("a")!
+        let a = c.api.registry.peek("a")!
         #expect(!a.isResident)
         T.expectProblem(c.send("DELETE", "/v1/sessions/a", headers: [("If-Match", "\"1\"")]), 412)
         T.expectProblem(c.send("PUT", "/v1/sessions/a", headers: [("If-None-Match", "*")], body: Docs.small), 412)
@@ -146,7 +146,7 @@ struct DormantSessionTests {
         T.expectProblem(c.send("GET", "/v1/sessions/a"), 404)
 
         c.put("c", Docs.small)   // b sleeps
-        let b = c.api.store.peek("b")!
+        let b = c.api.registry.peek("b")!
         #expect(!b.isResident)
         clock.advance(61)
         #expect(c.api.sweep() == 2)
@@ -158,7 +158,7 @@ struct DormantSessionTests {
         let c = Self.client(resident: 1)
         c.put("a", Docs.small)
         c.put("b", Docs.small)   // a sleeps
-        let a = c.api.store.peek("a")!
+        let a = c.api.registry.peek("a")!
         #expect(!a.isResident && a.wakes == 0)
         // Another document: answered from the new document's solve, the old one never solved again.
         let replaced = c.put("a", Docs.stack)

@@ -41,7 +41,7 @@ struct MemoryBudgetTests {
             + String(repeating: "x", count: padding) + #""}}}"#
     }
 
-    static func session(_ c: Client, _ id: String) -> Session { c.api.store.peek(id)! }
+    static func session(_ c: Client, _ id: String) -> Session { c.api.registry.peek(id)! }
 
     @Test("with a store a dormant session holds no document text, and its wake answers the same document, frames and ETag")
     func dormantWithoutText() throws {
@@ -101,7 +101,7 @@ struct MemoryBudgetTests {
         let a = Self.session(c, "a")
         #expect(!a.isResident)
         #expect(a.heldTextBytes > 10_000)
-        #expect(c.api.store.memory.bytes >= a.heldTextBytes + Self.session(c, "b").heldTextBytes)
+        #expect(c.api.registry.memory.bytes >= a.heldTextBytes + Self.session(c, "b").heldTextBytes)
         #expect(c.send("GET", "/v1/sessions/a").status == 200)
     }
 
@@ -129,7 +129,7 @@ struct MemoryBudgetTests {
         for i in 0..<6 {
             #expect(c.put("s\(i)", Self.padded(100_000)).status == 201)
             // Counted after the hand-out: at most one session over the budget at any time.
-            #expect(c.api.store.memory.bytes <= 350_000 + 110_000, "after s\(i): \(c.api.store.memory.bytes)")
+            #expect(c.api.registry.memory.bytes <= 350_000 + 110_000, "after s\(i): \(c.api.registry.memory.bytes)")
         }
         let resident = (0..<6).filter { Self.session(c, "s\($0)").isResident }
         #expect(resident.count >= 2 && resident.count <= 4, "resident: \(resident)")
@@ -148,18 +148,18 @@ struct MemoryBudgetTests {
     @Test("the bytes held follow wakes, sleeps, edits and deletes, and /metrics shows them")
     func bytesHeldFollowSessions() {
         let c = Self.client(resident: 1)
-        #expect(c.api.store.memory.bytes == 0)
+        #expect(c.api.registry.memory.bytes == 0)
         c.put("a", Self.padded(50_000))
-        let resident = c.api.store.memory.bytes
+        let resident = c.api.registry.memory.bytes
         #expect(resident > 50_000)
         c.put("b", Docs.small)   // a sleeps without its text
-        let withB = c.api.store.memory.bytes
+        let withB = c.api.registry.memory.bytes
         #expect(withB < resident - 40_000, "\(withB) after a slept, \(resident) before")
         #expect(c.patch("/v1/sessions/b", #"{"constraints": {"c1": {"identifier": "\#(String(repeating: "y", count: 20_000))"}}}"#).status == 200)
-        #expect(c.api.store.memory.bytes >= withB + 20_000)
+        #expect(c.api.registry.memory.bytes >= withB + 20_000)
         #expect(c.send("DELETE", "/v1/sessions/b").status == 204)
         #expect(c.send("DELETE", "/v1/sessions/a").status == 204)
-        #expect(c.api.store.memory.bytes == 0)
+        #expect(c.api.registry.memory.bytes == 0)
         let metrics = c.send("GET", "/metrics").text
         #expect(metrics.contains("# TYPE layoutd_resident_bytes gauge"))
         #expect(metrics.contains("layoutd_resident_bytes 0\n"))

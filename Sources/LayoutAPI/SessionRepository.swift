@@ -4,11 +4,13 @@ import LayoutModel
 import Primitives
 import Storage
 
-/// The session store as the commit point uses it (issue 21): what `SessionState.commit` writes at
-/// its durability seam, and how a failed write maps to an answer. Nil in `LayoutAPI` with
-/// `store: memory`: no store, today's path.
-struct SessionDurability: Sendable {
-    let storage: any SessionStorage
+/// The one component that changes what the session store holds (issue 28): a session's create,
+/// the commit of each revision (`SessionState.commit` writes here at its durability seam), its
+/// snapshots, its delete, its expiry and the uses recorded for expiry, and the readiness probe's
+/// write. Nothing else in the API writes to `SessionStorage`; reads (`load`, `count`) go through
+/// here too. It also maps a failed call to an answer. Nil in `LayoutAPI` with `store: memory`.
+struct SessionRepository: Sendable {
+    private let storage: any SessionStorage
     /// The store's time (seconds since 1970) less the API's clock, taken when the API was made
     /// (`LayoutAPI.storeTime`).
     let storeClockOffset: Double
@@ -20,6 +22,62 @@ struct SessionDurability: Sendable {
     /// against the store before its next use.
     let noticeEpoch: Locked<Int>
 
+    init(storage: any SessionStorage, storeClockOffset: Double, noticeEpoch: Locked<Int>) {
+        self.storage = storage
+        self.storeClockOffset = storeClockOffset
+        self.noticeEpoch = noticeEpoch
+    }
+
+    // MARK: reads
+
+    /// The stored session `id`, nil when there is none.
+    func load(id: String) throws(StorageError) -> StoredSession? { try storage.load(id: id) }
+
+    /// Whether other nodes write the store too.
+    var isShared: Bool { storage.isShared }
+
+    /// The store's readiness probe (`SessionStorage.probe`): a read, or a one-row write.
+    func probe(write: Bool) throws(StorageError) { try storage.probe(write: write) }
+
+    // MARK: writes
+
+    /// Stores a new session: its generation (see `SessionStorage.create`).
+    func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
+        try counted { () throws(StorageError) in
+            try storage.create(id: id, revision: revision, document: document, delegates: delegates)
+        }
+    }
+
+    /// Removes (id, generation) from the store (DELETE, a create undone).
+    func delete(id: String, generation: UInt64) throws(StorageError) {
+        try counted { () throws(StorageError) in try storage.delete(id: id, generation: generation) }
+    }
+
+    /// Idle expiry of one session, decided by the store on its own record of the last use.
+    func expire(id: String, generation: UInt64, before time: Double) throws(StorageError) -> Bool {
+        try counted { () throws(StorageError) in try storage.expire(id: id, generation: generation, before: time) }
+    }
+
+    /// Idle expiry of every stored session last used before `time` (one statement).
+    func expire(before time: Double) throws(StorageError) -> [SessionKey] {
+        try counted { () throws(StorageError) in try storage.expire(before: time) }
+    }
+
+    /// Records the uses since the last sweep (one write).
+    func touch(_ uses: [SessionUse]) throws(StorageError) {
+        try counted { () throws(StorageError) in try storage.touch(uses) }
+    }
+
+    /// `body`, with a failure other than a conflict counted (`storeFailed`).
+    private func counted<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        do throws(StorageError) {
+            return try body()
+        } catch {
+            if case .conflict = error {} else { storeFailed() }
+            throw error
+        }
+    }
+
     /// Makes `record` durable for (id, generation): a merge patch is appended (a record of the
     /// patch's size), a document replaces the stored one. `delegatesBefore` is the memory the
     /// stored session already has: an unchanged one is not written again. Answers whether the
@@ -27,11 +85,8 @@ struct SessionDurability: Sendable {
     /// `base`: the write id of the revision the change builds on (the copy's).
     func write(_ record: CommitRecord, id: String, generation: UInt64, base: UInt64,
                delegatesBefore: [String: Bool]?) throws(StorageError) -> Bool {
-        do throws(StorageError) {
-            return try unfencedWrite(record, id: id, generation: generation, base: base, delegatesBefore: delegatesBefore)
-        } catch {
-            if case .conflict = error {} else { storeFailed() }
-            throw error
+        try counted { () throws(StorageError) in
+            try unfencedWrite(record, id: id, generation: generation, base: base, delegatesBefore: delegatesBefore)
         }
     }
 

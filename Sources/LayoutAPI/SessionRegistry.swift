@@ -18,7 +18,7 @@ import Primitives
 /// back brings the total a sixteenth under the budget. Sizes change after the hand-out (a wake,
 /// a PATCH that grows the document): the total is checked again at each hand-out, so it exceeds
 /// the budget by at most what the requests in flight add.
-final class SessionStore: Sendable {
+final class SessionRegistry: Sendable {
     private struct Entry {
         let session: Session
         var lastUsed: Double
