@@ -47,13 +47,17 @@ let package = Package(
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
         .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
-        // C where Swift cannot reach: a reply written at once (SendNow.c), the CPUs of the affinity mask.
+        // C where Swift cannot reach: the CPUs of the affinity mask, the header pre-scan, and in
+        // LibeventInternals.c every use of libevent beyond its documented API (http_struct.h fields,
+        // evhttp's bufferevent callbacks, a reply written at once), owned in Swift by EventHTTP's
+        // `LibeventInternals`, which checks the libevent version and probes them at start-up.
         // DWARF 4: valgrind 3.19 (Debian 12), used to profile the daemon, cannot read clang's DWARF 5.
         .target(name: "CEventHTTPSupport", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         .target(name: "EventHTTP", dependencies: ["CLibevent", "CEventHTTPSupport", "Primitives"]),
         // libevent's own error replies as problem+json: defines `evhttp_send_error` for the process, so only
-        // the daemon links it (checked at start-up by EventHTTP's TransportErrorProbe).
-        .target(name: "CProblemReplies", dependencies: ["CLibevent"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        // the daemon links it, apart from LibeventInternals.c (whose accessors it reads the request
+        // through); `layoutd serve` refuses to start when it is not in effect (EventHTTP's LibeventInternals).
+        .target(name: "CProblemReplies", dependencies: ["CLibevent", "CEventHTTPSupport"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // Debian's libmimalloc-dev has no pkg-config file: the module map names the library.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
         // Sessions that survive restarts (issue 21): the records and the protocol a backend implements.

@@ -7,23 +7,26 @@
 // docs/http.md "Errors"). libevent 2.1 has no hook for these replies, but it calls
 // `evhttp_send_error` through its PLT, so this definition in the executable takes its place for
 // libevent's own calls (ELF symbol interposition); layoutd itself never calls it. It is the only
-// symbol of another library that layoutd defines, and only the `layoutd` executable links it
-// (the test binaries run with libevent's own). Whether it took effect is checked at start-up
-// (EventHTTP's `TransportErrorProbe`: the daemon logs it) and by the daemon tests: a libevent
-// that binds its calls internally would silently bypass it.
+// symbol of another library that layoutd defines, and only the `layoutd` executable links it (the
+// test binaries run with libevent's own): that is why it is not in CEventHTTPSupport's
+// LibeventInternals.c with the rest of what leans on libevent's internals. A libevent that binds
+// its calls internally would silently bypass it, so `layoutd serve` asks at start-up (EventHTTP's
+// `LibeventInternals`, the one Swift owner of these internals) and refuses to start when the
+// override is not in effect.
 //
-// It reads four fields of `struct evhttp_request` (and writes `major`/`minor`/`type`) (http_struct.h, public in 2.1 but marked as
-// subject to change): `type`, `major`/`minor`, `chunked`, `body_size`/`ntoread`. The daemon's
+// The request's fields without a getter (`chunked`, `body_size`/`ntoread`, the version, CONNECT's
+// method) are read and written through LibeventInternals.c's accessors, not `http_struct.h`: one
+// file holds the struct layout, and the start-up probe checks it. The daemon's
 // TransportErrorTests pin down the replies that depend on them.
 //
 // The reply keeps everything the original does but the page: the same status, `Connection: close`
 // (libevent closes these connections anyway: it stopped reading mid-request), HTTP/1.1 when the
 // request line was not read. Only the body and its `Content-Type` differ.
 #include "CProblemReplies.h"
+#include "LibeventInternals.h"
 
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include <event2/http_struct.h>
 #include <stdio.h>
 
 /// Type, title and detail of the problem for libevent's `code` on `req`.
@@ -35,7 +38,7 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
         // lingering close it was read and dropped first: `body_size` is what arrived.
         *type = "/problems/body-too-large";
         *title = "Body too large";
-        if (req->chunked) {
+        if (layoutd_request_chunked(req)) {
             // libevent 2.1 reports a chunk size it cannot read (`zz`, `-2`, and `0x2` as
             // CEventHTTPSupport's Prescan.c leaves it) exactly as a chunk over the limit
             // (evhttp_handle_chunked_read); nothing left on the request tells them apart
@@ -43,8 +46,8 @@ static void describe(const struct evhttp_request *req, int code, const char **ty
             snprintf(detail, detail_size, "the chunked body grew far over the limit, or a chunk size line is not "
                                           "plain hex digits; it was dropped");
         } else {
-            long long size = (long long)req->body_size + (long long)(req->ntoread > 0 ? req->ntoread : 0);
-            snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped", size);
+            snprintf(detail, detail_size, "the body has %lld bytes, far over the limit; it was dropped",
+                     layoutd_request_body_bytes(req));
         }
         return;
     case HTTP_EXPECTATIONFAILED:
@@ -98,7 +101,7 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     }
     // Every string above is plain ASCII without quotes or backslashes: nothing to escape. No body
     // for HEAD (libevent would send one anyway: its page went out on HEAD too).
-    if (req->type != EVHTTP_REQ_HEAD) {
+    if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
         evbuffer_add_printf(body, "{\"type\":\"%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\",\"errors\":[]}",
                             type, title, error, detail);
     }
@@ -107,11 +110,10 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     // Also for a version we do not speak (HTTP/0.9, HTTP/1.10): libevent would echo it in the
     // status line. And CONNECT: evhttp never closes its connection after a reply (it expects a
     // tunnel) unless the method is something else.
-    if (req->major != 1 || req->minor > 1) {
-        req->major = 1;
-        req->minor = 1;
-    }
-    if (req->type == EVHTTP_REQ_CONNECT) req->type = EVHTTP_REQ_GET;
+    int major, minor;
+    layoutd_request_version(req, &major, &minor);
+    if (major != 1 || minor > 1) layoutd_request_set_version(req, 1, 1);
+    layoutd_request_answer_connect_as_get(req);
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     evhttp_clear_headers(headers);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");

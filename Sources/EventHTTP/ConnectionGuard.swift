@@ -21,12 +21,13 @@ import Darwin
 ///   callback libevent logs the failure and retries at once, for ever, at 100% of a core; here the
 ///   listener pauses for ``acceptBackoffSeconds`` and one line is logged per second at most.
 ///
-/// How it sees connections with public API only: evhttp asks us for each new connection's
-/// bufferevent (`evhttp_set_bevcb`), which we create as evhttp would. Once evhttp has set its
-/// callbacks on it (later in the same turn of the loop, see `adopt`), the bufferevent's callback
-/// argument is the `evhttp_connection`: we set its close callback and watch its input buffer
-/// (`evbuffer_add_cb`) for the first byte of each request. EdgeHardeningTests and FaultTests pin
-/// this down (the cap's count comes back as connections close; slow requests are cut).
+/// How it sees connections: evhttp asks us for each new connection's bufferevent
+/// (`evhttp_set_bevcb`), which we create as evhttp would. Once evhttp has set its callbacks on it
+/// (later in the same turn of the loop, see `adopt`), the bufferevent's callback argument is the
+/// `evhttp_connection`, an evhttp internal (`LibeventInternals.httpConnection(of:)`, probed at
+/// start-up): we set its close callback and watch its input buffer (`evbuffer_add_cb`) for the
+/// first byte of each request. EdgeHardeningTests and FaultTests pin this down (the cap's count
+/// comes back as connections close; slow requests are cut).
 /// Everything runs on the worker's loop thread.
 final class ConnectionGuard {
     fileprivate final class Tracked {
@@ -169,12 +170,8 @@ final class ConnectionGuard {
         let bevs = pending
         pending.removeAll(keepingCapacity: true)
         for bev in bevs {
-            var readCallback: bufferevent_data_cb?
-            var argument: UnsafeMutableRawPointer?
-            bufferevent_getcb(bev, &readCallback, nil, nil, &argument)
-            // `bufferevent_free` clears the callbacks: no read callback means evhttp gave up on it.
-            if readCallback != nil, let argument {
-                let connection = OpaquePointer(argument)
+            // nil: evhttp gave up on it (`bufferevent_free` cleared its callbacks).
+            if let connection = LibeventInternals.httpConnection(of: bev) {
                 let entry = Tracked(bev: bev, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes)
                 tracked[connection] = entry
                 evhttp_connection_set_closecb(connection, closeCallback, closeArgument)

@@ -34,10 +34,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// at the limit a worker stops accepting until one of its connections closes (new ones wait in
     /// the listen backlog). 0: ``automaticMaxConnections`` from the descriptor limit.
     public var maxConnections: Int = 0
-    /// Largest request body accepted; a larger one is answered 413 (problem+json, ErrorReplies.c)
+    /// Largest request body accepted; a larger one is answered 413 (problem+json, CProblemReplies/ProblemReplies.c)
     /// and the connection closes.
     public var maxBodyBytes: Int = 1 << 20
-    /// Largest request line plus headers accepted; larger gets a 400 (problem+json, ErrorReplies.c).
+    /// Largest request line plus headers accepted; larger gets a 400 (problem+json, CProblemReplies/ProblemReplies.c).
     public var maxHeaderBytes: Int = 16 << 10
     /// `Content-Type` of a response with a body and no `Content-Type` header of its own.
     public var defaultContentType: String = "application/json"

@@ -8,7 +8,7 @@ import Primitives
 /// each line with `printf`: about 16 K instructions a reply, more than the rest of HTTP costs a
 /// request. evhttp still reads requests and owns connections; `Worker.send` puts these bytes and
 /// the body in the connection's output buffer and lets evhttp finish the request
-/// (`layoutd_reply_finish`, SendNow.c).
+/// (`LibeventInternals.finishReply`, LibeventInternals.c).
 ///
 /// What evhttp would have added is added here the same way: `Date`, `Content-Length` (also on
 /// HEAD: the GET body's length), the default `Content-Type` when a body goes out without one,

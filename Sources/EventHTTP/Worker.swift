@@ -307,10 +307,9 @@ final class Worker: @unchecked Sendable {
             return
         }
         let request = makeRequest(req, method: method, peer: peer)
-        var major: Int32 = 0, minor: Int32 = 0
-        layoutd_request_version(req, &major, &minor)
-        if let rejection = RequestChecks.check(major: Int(major), minor: Int(minor), headers: request.headers) {
-            layoutd_request_answer_as_http11(req)
+        let version = LibeventInternals.requestVersion(req)
+        if let rejection = RequestChecks.check(major: version.major, minor: version.minor, headers: request.headers) {
+            LibeventInternals.answerAsHTTP11(req)
             send(rejection.response, to: req, isHead: method == "HEAD")
             return
         }
@@ -451,8 +450,8 @@ final class Worker: @unchecked Sendable {
 
     /// Writes a complete response: its head by `ReplyHead` (never evhttp's `evhttp_send_error`,
     /// which would replace our headers with HTML and close the connection, nor its header list),
-    /// then its body by reference, into the connection's output; `layoutd_reply_finish` sends them
-    /// and lets evhttp finish the request (SendNow.c).
+    /// then its body by reference, into the connection's output; `LibeventInternals.finishReply`
+    /// sends them and lets evhttp finish the request (LibeventInternals.c).
     private func send(_ head: HTTPHead, body: [UInt8], to req: OpaquePointer, isHead: Bool) {
         // Looked up first: `req` (and, when it closes, the connection) may be freed by the send.
         let connection = evhttp_request_get_connection(req)
@@ -462,14 +461,13 @@ final class Worker: @unchecked Sendable {
             send(.problem(status: 500, detail: "invalid response status"), to: req, isHead: isHead)
             return
         }
-        guard let output = layoutd_reply_output(req) else {
-            _ = layoutd_reply_finish(req, 0)
+        guard let output = LibeventInternals.replyOutput(req) else {
+            LibeventInternals.finishReply(req, closeAfter: false)
             return
         }
-        var major: Int32 = 1, minor: Int32 = 1
-        layoutd_request_version(req, &major, &minor)
+        let minor = LibeventInternals.requestVersion(req).minor
         let asked = evhttp_find_header(evhttp_request_get_input_headers(req), "Connection")
-        let request = ReplyHead.Request(minorVersion: Int(minor),
+        let request = ReplyHead.Request(minorVersion: minor,
                                         asksClose: asked.map { evutil_ascii_strcasecmp($0, "close") == 0 } ?? false,
                                         asksKeepAlive: asked.map { evutil_ascii_strcasecmp($0, "keep-alive") == 0 } ?? false,
                                         isHead: isHead)
@@ -485,7 +483,7 @@ final class Worker: @unchecked Sendable {
         if !isHead, HTTPResponse.statusAllowsBody(head.status), !body.isEmpty {
             addShared(body, to: output)
         }
-        _ = layoutd_reply_finish(req, replyHead.closes ? 1 : 0)
+        LibeventInternals.finishReply(req, closeAfter: replyHead.closes)
     }
 
     private func addHeaders(_ headers: [(name: String, value: String)], to output: UnsafeMutablePointer<evkeyvalq>?) {

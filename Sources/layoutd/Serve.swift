@@ -232,6 +232,18 @@ struct Serve: ParsableCommand {
         LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
 
+        // What EventHTTP takes from libevent beyond its API (struct fields, evhttp's callbacks, our
+        // `evhttp_send_error` in CProblemReplies) holds only for the libevent it was written for:
+        // checked before anything is opened or bound, and a failure stops the start (docs/operations.md).
+        _ = layoutd_problem_replies_linked()
+        let libevent = LibeventInternals.startupCheck(requireErrorReplyOverride: true,
+                                                      environment: ProcessInfo.processInfo.environment)
+        guard libevent.holds else {
+            writeToStandardError("layoutd: error: \(libevent.message)\n")
+            throw ExitCode.failure
+        }
+        let transportErrors = libevent.errorReplyContentType ?? "no reply"
+
         // Held until the process ends (the kernel drops it then, however it ends).
         let storeLock: LockFile?
         do throws(StoreLockError) {
@@ -263,17 +275,6 @@ struct Serve: ParsableCommand {
             configuration: serverConfiguration(settings, logger: logger),
             handler: AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level))
 
-        // libevent's own error replies (400, 413, 501) are problem+json only while its calls reach
-        // our `evhttp_send_error` (CProblemReplies): ask it rather than trust the linker.
-        _ = layoutd_problem_replies_linked()
-        let transportErrors = TransportErrorProbe.errorContentType() ?? "no reply"
-        if transportErrors != "application/problem+json" {
-            logger.warning("""
-                libevent answers the requests it rejects by itself with \(transportErrors), not \
-                application/problem+json: the evhttp_send_error override did not take effect
-                """)
-        }
-
         let port: Int
         do {
             port = try server.start()
@@ -290,8 +291,8 @@ struct Serve: ParsableCommand {
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; store \(settings.storeForLog) \
             (\(router.api.sessionCount) session(s), sync \(settings.sync)); CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
-            allocator mimalloc \(Self.mimallocVersion); transport errors as \(transportErrors) \
-            (evhttp_send_error override \(transportErrors == "application/problem+json" ? "in effect" : "NOT in effect"))
+            allocator mimalloc \(Self.mimallocVersion); \(libevent.message); transport errors as \(transportErrors) \
+            (evhttp_send_error override in effect)
             """)
         do {
             try server.run()

@@ -107,7 +107,7 @@ struct DaemonTests {
         #expect(try json(large.body)["type"] as? String == "/problems/body-too-large")
         #expect(try connection.request("GET", "/healthz").status == 200)
         // Far over it (more than 64 KiB beyond): libevent drops it and closes the connection, with
-        // a problem+json answer too (ErrorReplies.c).
+        // a problem+json answer too (CProblemReplies/ProblemReplies.c).
         let huge = try daemon.connect()
         let refused = try huge.requestTolerantly("POST", "/v1/solve", body: [UInt8](repeating: 0x61, count: 256 * 1024))
         #expect(refused.status == 413)

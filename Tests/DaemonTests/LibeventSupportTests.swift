@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// What EventHTTP adds around libevent without overriding any of its symbols: replies written
-/// before the callback returns (SendNow.c), and the probe that tells how libevent answers the
-/// requests it rejects by itself.
+/// before the callback returns (LibeventInternals.c), and the probe that tells how libevent answers
+/// the requests it rejects by itself.
 @Suite("EventHTTP around libevent: replies sent at once, the transport error probe")
 struct LibeventSupportTests {
     @Test("replies go out before the callback returns, one after another on a connection, large ones too")
@@ -76,14 +76,14 @@ struct LibeventSupportTests {
     func probeWithoutOverride() {
         // The test binaries do not link CProblemReplies: libevent answers with its own page. (The
         // daemon, which links it, logs problem+json: DaemonTests' start-up log test.)
-        let contentType = TransportErrorProbe.errorContentType()
+        let contentType = LibeventInternals.errorReplyContentType()
         #expect(contentType?.hasPrefix("text/html") == true, "got \(contentType ?? "no reply")")
     }
 
     @Test("the probe reads Content-Type from a reply head, in any case, and nothing from the body")
     func contentTypeOfReply() {
         let reply = Array("HTTP/1.1 400 Bad Request\r\ncontent-TYPE:  application/problem+json\r\n\r\nContent-Type: x".utf8)
-        #expect(TransportErrorProbe.contentType(of: reply) == "application/problem+json")
-        #expect(TransportErrorProbe.contentType(of: Array("HTTP/1.1 400 X\r\n\r\nContent-Type: x".utf8)) == nil)
+        #expect(LibeventInternals.contentType(of: reply) == "application/problem+json")
+        #expect(LibeventInternals.contentType(of: Array("HTTP/1.1 400 X\r\n\r\nContent-Type: x".utf8)) == nil)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The errors libevent answers before a request reaches the API (ErrorReplies.c): problem+json
+/// The errors libevent answers before a request reaches the API (CProblemReplies/ProblemReplies.c): problem+json
 /// like every other error, with libevent's status, and the connection closed.
 @Suite("layoutd daemon: the transport's own errors")
 struct TransportErrorTests {

@@ -5,7 +5,7 @@
 
 /// Returns 1. Calling it makes the linker keep ProblemReplies.c (and so the override) in the
 /// executable; whether libevent's calls reach the override is what EventHTTP's
-/// `TransportErrorProbe` finds out.
+/// `LibeventInternals.errorReplyContentType()` finds out at start-up.
 int layoutd_problem_replies_linked(void);
 
 #endif

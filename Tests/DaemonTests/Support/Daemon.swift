@@ -42,7 +42,7 @@ enum LayoutdBinary {
     /// The source folders whose edits these tests are about: the daemon, its HTTP layer, and the API
     /// and engine it serves.
     private static let watchedSources = [
-        "layoutd", "EventHTTP", "CLibevent", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
+        "layoutd", "EventHTTP", "CLibevent", "CEventHTTPSupport", "CProblemReplies", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
         "Storage", "SQLiteStorage", "Primitives",
     ]
 
