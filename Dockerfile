@@ -11,9 +11,12 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 # --- build: the release binary, Swift runtime linked in statically ---
+# The -dev package of every .systemLibrary target of Package.swift (its `providers: [.apt([...])]`),
+# and pkg-config for those found through it. Tests/DaemonTests/ContainerImageTests.swift fails when
+# one is missing here, or a library the binary links has no package in the runtime stage below.
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev libmimalloc-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev libpq-dev libmimalloc-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -22,10 +25,13 @@ COPY Tests ./Tests
 RUN swift build -c release --product layoutd --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/layoutd" /out/layoutd
 
-# --- run: a slim Debian with the libevent, SQLite and mimalloc shared libraries only ---
+# --- run: a slim Debian with the libevent, SQLite, libpq and mimalloc shared libraries only ---
+# Debian 12 packages of the shared objects the binary names (libevent-2.1.so.7,
+# libevent_pthreads-2.1.so.7, libsqlite3.so.0, libpq.so.5, libmimalloc.so.2); what they load in
+# turn (libpq5: libssl3, libgssapi-krb5-2, libldap-2.5-0) comes with them as their dependencies.
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-2.1-7 libevent-pthreads-2.1-7 libsqlite3-0 libmimalloc2.0 libstdc++6 tzdata \
+    && apt-get install -y --no-install-recommends libevent-2.1-7 libevent-pthreads-2.1-7 libsqlite3-0 libpq5 libmimalloc2.0 libstdc++6 tzdata \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/layoutd /usr/local/bin/layoutd
 COPY docker/entrypoint.sh /usr/local/bin/layoutd-entrypoint
