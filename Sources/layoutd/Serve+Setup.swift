@@ -21,9 +21,11 @@ extension Serve {
     /// (a newer schema, foreign tables) does stop it.
     static func openStorage(_ settings: DaemonConfiguration, logger: Logger) throws(StorageError) -> (any SessionStorage)? {
         if case .postgres(let url)? = settings.storeLocation {
-            let workers = HTTPServerConfiguration.automaticThreads(cpus: HTTPServerConfiguration.availableCPUs)
+            // One connection for each thread that may call the store at once: the offload threads
+            // (writes, loads), the workers (none, but a stray call must not wait), the sweeper.
+            let threads = Self.serverConfiguration(settings, log: nil)
             let storage = try PostgresSessionStorage(url: url, sync: settings.syncValue,
-                                                     poolSize: (settings.threads > 0 ? settings.threads : workers) + 1)
+                                                     poolSize: threads.effectiveOffloadThreads + threads.effectiveThreads + 1)
             if let problem = storage.startupProblem {
                 logger.warning("the session store is not reachable yet (\(problem)); serving anyway: requests that need it answer 503 until it is")
             }
@@ -69,7 +71,26 @@ extension Serve {
         }
     }
 
+    /// With a session store, every request that may wait for it runs on an offload thread (issue
+    /// 28: an event loop never waits for a store). Such a request spends its time waiting for a
+    /// commit or a round trip, not computing: more of them than CPUs let concurrent writes of
+    /// different sessions share one commit (SQLite's group commit: one transaction and one fsync)
+    /// or run side by side on the PostgreSQL pool, and one stalled store call does not hold up
+    /// every other session's write or wake.
+    static let storeOffloadThreads = 8
+
     func serverConfiguration(_ settings: DaemonConfiguration, logger: Logger) -> HTTPServerConfiguration {
+        Self.serverConfiguration(settings, log: { level, message in
+            switch level {
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            case .error: logger.error("\(message)")
+            }
+        })
+    }
+
+    static func serverConfiguration(_ settings: DaemonConfiguration,
+                                    log: (@Sendable (HTTPServerLogLevel, String) -> Void)?) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -85,12 +106,9 @@ extension Serve {
         configuration.lockDirectory = settings.lockDirectory
         configuration.lockName = "layoutd"
         configuration.handleSignals = true
-        configuration.log = { level, message in
-            switch level {
-            case .info: logger.info("\(message)")
-            case .warning: logger.warning("\(message)")
-            case .error: logger.error("\(message)")
-            }
+        configuration.log = log
+        if settings.storeLocation != .memory {
+            configuration.offloadThreads = max(configuration.effectiveOffloadThreads, Self.storeOffloadThreads)
         }
         return configuration
     }
