@@ -1,3 +1,6 @@
+// CLibevent too: its headers include <sys/socket.h> before Glibc's module map gets to it, and
+// in a release (whole-module) build `SOCK_STREAM` is then only found through CLibevent.
+import CLibevent
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
