@@ -70,7 +70,8 @@ struct AttackFixTests {
         let started = Date()
         try patcher.sendRequest("PATCH", "/v1/sessions/big", headers: [("Content-Type", "application/merge-patch+json")],
                                 body: Array(Self.resize(420).utf8))
-        usleep(20_000)  // the PATCH is on the worker (or the offload thread) by now
+        // The daemon has read the PATCH: it is on the worker (or the offload thread) now.
+        #expect(eventually { LoopbackSockets.allRead(port: daemon.port) })
         let probe = try daemon.connect(timeoutSeconds: 10)
         let probed = try Self.timed { try probe.get("/healthz") }
         #expect(probed.status == 200)
