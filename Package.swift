@@ -87,14 +87,14 @@ let package = Package(
             "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON", "Storage", "SQLiteStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // Helpers shared by the test targets (the conformance judge, a seeded generator).
+        // Helpers shared by the test targets (the conformance judge, a seeded generator, `eventually`).
         .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
         .testTarget(name: "CassowaryTests", dependencies: ["Cassowary", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),
     ],

@@ -554,13 +554,8 @@ struct APIOverHTTPTests {
         #expect(try c.put("/v1/sessions/idle", Documents.card).status == 201)
         #expect(try c.get("/healthz").json()["sessions"]?.numberValue == 1)
         // /healthz does not touch sessions: only the daemon's timer can bring the count down.
-        let deadline = Date().addingTimeInterval(6)
-        var count = 1.0
-        while Date() < deadline {
-            count = try c.get("/healthz").json()["sessions"]?.numberValue ?? -1
-            if count == 0 { break }
-            usleep(100_000)
-        }
+        let count = try eventually(timeout: 6, pollEvery: 0.1, { try c.get("/healthz").json()["sessions"]?.numberValue ?? -1 },
+                                   satisfies: { $0 == 0 })
         #expect(count == 0, "the idle session was not swept")
         #expect(try c.get("/v1/sessions/idle").status == 404)
     }
@@ -614,7 +609,8 @@ struct APIOverHTTPTests {
                 try connection.sendRequest("PUT", "/v1/sessions/inflight\(index)", body: document)
             }
         }
-        usleep(30_000)
+        // Every request is in the daemon's hands (read from its sockets) before the signal.
+        #expect(eventually { LoopbackSockets.allRead(port: daemon.port) })
         let signalled = Date()
         daemon.signal(SIGTERM)
 

@@ -44,6 +44,7 @@ extension ClusterTests {
                             let r = try? c?.patch("/v1/sessions/\(id)", patch)
                             ledger.record(patch, r)
                             // nginx closes a client connection after a failed upstream: a new one.
+                            // (The pause is a back-off before the next attempt, not a wait for a condition.)
                             if r == nil || r?.status != 200 { c = nil; usleep(5_000) }
                         }
                     }
@@ -55,12 +56,9 @@ extension ClusterTests {
             /// Waits until every session has `count` more acknowledged PATCHes than now.
             func awaitProgress(_ count: Int, timeout: Double) -> Bool {
                 let targets = ledgers.mapValues { $0.acknowledged + count }
-                let deadline = Date().addingTimeInterval(timeout)
-                while Date() < deadline {
-                    if ledgers.allSatisfy({ $0.value.acknowledged >= targets[$0.key]! }) { return true }
-                    usleep(10_000)
+                return eventually(timeout: timeout, pollEvery: 0.01) {
+                    ledgers.allSatisfy { $0.value.acknowledged >= targets[$0.key]! }
                 }
-                return false
             }
 
             func stop() {
@@ -201,12 +199,8 @@ extension ClusterTests {
             // Each node finds the store again by itself.
             for (i, node) in cluster.nodes.enumerated() {
                 let patch = Self.patch(200 + i)
-                let deadline = Date().addingTimeInterval(30)
-                var r = try cluster.connect(node, timeout: 30).patch("/v1/sessions/\(id)", patch)
-                while r.status == 503 && Date() < deadline {
-                    usleep(200_000)
-                    r = try cluster.connect(node, timeout: 30).patch("/v1/sessions/\(id)", patch)
-                }
+                let r = try eventually(timeout: 30, pollEvery: 0.2, { try cluster.connect(node, timeout: 30).patch("/v1/sessions/\(id)", patch) },
+                                       satisfies: { $0.status != 503 })
                 ledger.record(patch, r)
                 #expect(r.status == 200, "PATCH through \(node.name) after PostgreSQL came back: \(r.status) \(r.text.prefix(200))")
             }

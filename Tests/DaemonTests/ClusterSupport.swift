@@ -80,7 +80,8 @@ struct Cluster: Sendable {
             exit.kill()
             throw TestFailure("scripts/cluster \(arguments.joined(separator: " ")) took more than \(timeout) s")
         }
-        usleep(20_000)
+        // The readability handlers catch the last bytes (see LayoutdBinary.run).
+        _ = eventually(timeout: 1) { outText.ended && errText.ended }
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
         outText.append(out.fileHandleForReading.readDataToEndOfFile())
@@ -131,18 +132,15 @@ struct Cluster: Sendable {
     /// from it for the bounded time the store takes to tell it (docs/deploy.md), hence the wait.
     @discardableResult
     func awaitSameEverywhere(_ id: String, revision: Int? = nil, timeout: Double = 10) throws -> [String: [String]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let all = try readings(id)
+        func agree(_ all: [String: [String]]) -> Bool {
             let same = Set(all.values).count == 1
             let atRevision = revision.map { r in all.values.allSatisfy { $0[0].contains(#""revision":\#(r),"#) } } ?? true
-            if same && atRevision { return all }
-            if Date() > deadline {
-                let lines = all.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value[0].prefix(160))" }
-                throw TestFailure("\(id): not the same answer everywhere\(revision.map { " at revision \($0)" } ?? "") after \(timeout) s:\n\(lines.joined(separator: "\n"))")
-            }
-            usleep(50_000)
+            return same && atRevision
         }
+        let all = try eventually(timeout: timeout, pollEvery: 0.05, { try readings(id) }, satisfies: agree)
+        if agree(all) { return all }
+        let lines = all.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value[0].prefix(160))" }
+        throw TestFailure("\(id): not the same answer everywhere\(revision.map { " at revision \($0)" } ?? "") after \(timeout) s:\n\(lines.joined(separator: "\n"))")
     }
 
     /// The session's canonical document and revision, read through `c`.
@@ -279,12 +277,7 @@ final class ClusterSubscriber: @unchecked Sendable {
 
     /// Waits until an event at `revision` (or later) arrived.
     func awaitRevision(_ revision: Int, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let last = lastRevision, last >= revision { return true }
-            usleep(20_000)
-        }
-        return false
+        eventually(timeout: timeout, pollEvery: 0.02) { (lastRevision ?? Int.min) >= revision }
     }
 
     func stop() {
@@ -307,7 +300,7 @@ final class ClusterSubscriber: @unchecked Sendable {
                 let head = try c.readResponseHead()
                 guard head.status == 200 else {
                     lock.withLock { problems.append("events answered \(head.status)") }
-                    usleep(100_000)
+                    usleep(100_000)  // a back-off before asking again, not a wait for a condition
                     continue
                 }
                 let connection = lock.withLock {
@@ -318,7 +311,8 @@ final class ClusterSubscriber: @unchecked Sendable {
                 if !signalled { opened.signal(); signalled = true }
                 try read(c, connection: connection)
             } catch {
-                // The stream ended (its node died) or could not open yet: reconnect.
+                // The stream ended (its node died) or could not open yet: reconnect, after a
+                // back-off (not a wait for a condition: the next attempt is the check).
                 usleep(50_000)
             }
         }

@@ -37,11 +37,8 @@ struct ClusterTests {
         #expect(readings["nginx"]?[1].contains(#""broken":[{"id":"w2""#) == true, "\(readings["nginx"] ?? [])")
         #expect(try nginx.request("DELETE", "/v1/sessions/\(id)").status == 204)
         for node in cluster.nodes {
-            let deadline = Date().addingTimeInterval(10)
-            var status = 0
-            repeat {
-                status = try cluster.connect(node).get("/v1/sessions/\(id)").status
-            } while status != 404 && Date() < deadline && { usleep(50_000); return true }()
+            let status = try eventually(timeout: 10, pollEvery: 0.05, { try cluster.connect(node).get("/v1/sessions/\(id)").status },
+                                        satisfies: { $0 == 404 })
             #expect(status == 404, "\(node.name) after DELETE")
         }
     }

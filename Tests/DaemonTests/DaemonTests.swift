@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -160,7 +161,8 @@ struct DaemonTests {
         let connection = try daemon.connect()
         #expect(try connection.request("GET", "/healthz").status == 200)
         try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
-        usleep(100_000)
+        // The half request is in the daemon (read from its socket) when the signal comes.
+        #expect(eventually { LoopbackSockets.allRead(port: daemon.port) })
         daemon.signal(SIGTERM)
         return (daemon, connection)
     }
@@ -168,7 +170,9 @@ struct DaemonTests {
     @Test("a request in flight when SIGTERM arrives is still answered, with Connection: close")
     func inFlightRequestFinishes() throws {
         let (daemon, connection) = try sigtermWithHalfARequest(grace: "4")
-        usleep(300_000)
+        // The shutdown is under way (the daemon has closed its listening socket) before the rest comes.
+        let port = daemon.port
+        #expect(eventually { !LoopbackSockets.isListening(port: port) })
         try connection.send("67890")
         let response = try connection.readResponse()
         #expect(response.status == 405)
@@ -211,13 +215,8 @@ struct DaemonTests {
         let connection = try daemon.connect()
         _ = try connection.request("GET", "/healthz")
         _ = try connection.request("DELETE", "/v1/sessions/a%20b")
-        let deadline = Date().addingTimeInterval(5)
-        var lines: [Substring] = []
-        while Date() < deadline {
-            lines = daemon.stderr.split(separator: "\n").filter { $0.contains("ms") && $0.contains(" /") }
-            if lines.count >= 2 { break }
-            usleep(20_000)
-        }
+        let lines = eventually(pollEvery: 0.02, { daemon.stderr.split(separator: "\n").filter { $0.contains("ms") && $0.contains(" /") } },
+                               satisfies: { $0.count >= 2 })
         #expect(lines.count == 2, "stderr:\n\(daemon.stderr)")
         #expect(lines.first?.range(of: #"GET /healthz 200 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)
         #expect(lines.last?.range(of: #"DELETE /v1/sessions/a b 404 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)

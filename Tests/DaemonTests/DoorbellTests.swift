@@ -2,6 +2,7 @@ import CLibevent
 @testable import EventHTTP
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ struct DoorbellTests {
         let threads = (0..<4).map { _ in Thread { for _ in 0..<200 { bell.ring() } } }
         threads.forEach { $0.start() }
         // Rings coalesce (one run may answer many), but a ring after the others always gets a run.
-        usleep(100_000)
+        #expect(eventually { threads.allSatisfy(\.isFinished) })
         let settled = runs.get()
         bell.ring()
         #expect(runs.wait(timeout: 5) { $0 > settled } > settled)

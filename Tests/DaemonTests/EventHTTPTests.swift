@@ -2,6 +2,7 @@ import EventHTTP
 import Primitives
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -28,13 +29,7 @@ final class Shared<Value>: @unchecked Sendable {
 
     /// Polls until `predicate` holds or `timeout` passes; returns the last value seen.
     func wait(timeout: Double = 5, until predicate: (Value) -> Bool) -> Value {
-        let deadline = Date().addingTimeInterval(timeout)
-        var current = get()
-        while !predicate(current) && Date() < deadline {
-            usleep(5_000)
-            current = get()
-        }
-        return current
+        eventually(timeout: timeout, get, satisfies: predicate)
     }
 }
 

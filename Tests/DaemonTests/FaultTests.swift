@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,7 @@ struct FaultTests {
             let started = Date()
             #expect(try daemon.connect(timeoutSeconds: 2).request("GET", "/healthz").status == 200)
             #expect(Date().timeIntervalSince(started) < 1)
-            usleep(300_000)
+            usleep(300_000)  // spreads the probes over the slow clients' lifetime, not a wait for a condition
         }
         group.wait()
         for name in ["headers", "body"] {
@@ -81,7 +82,7 @@ struct FaultTests {
             connection.close()
         }
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)
-        #expect(eventually(10) { openDescriptors(daemon) <= before }, "descriptors: \(before) before, \(openDescriptors(daemon)) after")
+        #expect(eventually(timeout: 10) { openDescriptors(daemon) <= before }, "descriptors: \(before) before, \(openDescriptors(daemon)) after")
     }
 
     @Test("1,000 idle connections, then normal service; their descriptors come back when they close")
@@ -90,12 +91,12 @@ struct FaultTests {
         let before = openDescriptors(daemon)
         var idle: [RawHTTPConnection] = []
         for _ in 0..<1_000 { idle.append(try daemon.connect()) }
-        #expect(eventually(10) { openDescriptors(daemon) >= before + 1_000 })
+        #expect(eventually(timeout: 10) { openDescriptors(daemon) >= before + 1_000 })
         let started = Date()
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)
         #expect(Date().timeIntervalSince(started) < 1)
         for connection in idle { connection.close() }
-        #expect(eventually(10) { openDescriptors(daemon) <= before })
+        #expect(eventually(timeout: 10) { openDescriptors(daemon) <= before })
     }
 
     @Test("a request pipelined after a large body is answered, in order")
@@ -121,7 +122,7 @@ struct FaultTests {
         #expect(throws: (any Error).self) { try waiting.readResponse() }  // not accepted yet
         held[1].close()
         var answered = false
-        _ = eventually(5) {
+        _ = eventually(timeout: 5, pollEvery: 0.02) {
             answered = (try? waiting.readResponse().status) == 200
             return answered
         }
@@ -135,13 +136,13 @@ struct FaultTests {
         var connections: [RawHTTPConnection] = []
         // More than the limit: the kernel completes them into the backlog; the daemon takes what it can.
         for _ in 0..<90 { connections.append(try daemon.connect(timeoutSeconds: 1)) }
-        #expect(eventually(5) { daemon.stderr.contains("accept failed") })
-        usleep(1_500_000)
+        #expect(eventually(timeout: 5) { daemon.stderr.contains("accept failed") })
+        usleep(1_500_000)  // the time over which the log must not flood, not a wait for a condition
         let lines = daemon.stderr.split(separator: "\n").filter { $0.contains("accept") }.count
         #expect(lines < 10, "\(lines) lines about accept in 1.5 s")
         for connection in connections { connection.close() }
         var served = false
-        _ = eventually(5) {
+        _ = eventually(timeout: 5, pollEvery: 0.02) {
             served = (try? daemon.connect(timeoutSeconds: 1).request("GET", "/healthz").status) == 200
             return served
         }

@@ -28,7 +28,7 @@ struct IdleExpiryAcrossRestartTests {
             // Only GETs, until past half the idle time: the store's last write is the PUT.
             while Date().timeIntervalSince(start) < idle * 0.6 {
                 #expect(try c.get("/v1/sessions/read/frames").status == 200)
-                usleep(200_000)
+                usleep(200_000)  // pacing the reads over the idle time, not a wait for a condition
             }
             daemon.signal(SIGTERM)
             #expect(daemon.waitForExit(timeout: 10) == 0)
@@ -36,12 +36,8 @@ struct IdleExpiryAcrossRestartTests {
         let daemon = try Daemon(arguments)
         let c = try daemon.connect()
         // Nothing names "forgotten" from now on: only the sweep can remove it.
-        var remaining: Int?
-        while Date().timeIntervalSince(start) < idle * 3 {
-            remaining = try Self.storedSessions(c)
-            if remaining == 1 { break }
-            usleep(50_000)
-        }
+        let remaining = try eventually(timeout: idle * 3 - Date().timeIntervalSince(start), pollEvery: 0.05,
+                                       { try Self.storedSessions(c) }, satisfies: { $0 == 1 })
         #expect(remaining == 1, "the forgotten session is deleted once idle, the read one is kept")
         #expect(Date().timeIntervalSince(start) >= idle, "not before its idle time")
         #expect(try c.get("/v1/sessions/read/frames").status == 200)

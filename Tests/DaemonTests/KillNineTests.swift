@@ -63,9 +63,8 @@ struct KillNineTests {
                 }
             }
             // Killed in the middle of the load, once every client has had PATCHes acknowledged.
-            let deadline = Date().addingTimeInterval(20)
-            while records.contains(where: { $0.count < 40 }) && Date() < deadline { usleep(2_000) }
-            usleep(UInt32.random(in: 0..<50_000))
+            _ = eventually(timeout: 20, pollEvery: 0.002) { !records.contains(where: { $0.count < 40 }) }
+            usleep(UInt32.random(in: 0..<50_000))  // a random moment of the load to kill at, not a wait for a condition
             daemon.signal(SIGKILL)
             _ = daemon.waitForExit(timeout: 10)
         }

@@ -1,6 +1,7 @@
 @testable import EventHTTP
 import Foundation
 import Testing
+import TestSupport
 
 /// What `layoutd serve` checks of libevent before it binds (EventHTTP's `LibeventInternals`): the
 /// version its use of libevent's internals was written for, probes on real requests, and that a
@@ -89,6 +90,6 @@ struct LibeventStartupCheckTests {
     func startupLine() throws {
         let daemon = try Daemon()
         let expected = "libevent \(LibeventInternals.loadedVersion): version, request-fields, error-replies checked"
-        #expect(eventually(5) { daemon.stderr.contains(expected) }, "\(daemon.stderr)")
+        #expect(eventually(timeout: 5) { daemon.stderr.contains(expected) }, "\(daemon.stderr)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -12,14 +13,8 @@ struct LoggingTests {
     /// Waits until `stderr` holds `count` lines that pass `filter`.
     private func lines(of daemon: Daemon, count: Int, timeout: Double = 5,
                        where filter: (Substring) -> Bool) -> [Substring] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var found: [Substring] = []
-        while Date() < deadline {
-            found = daemon.stderr.split(separator: "\n").filter(filter)
-            if found.count >= count { break }
-            usleep(20_000)
-        }
-        return found
+        eventually(timeout: timeout, pollEvery: 0.02, { daemon.stderr.split(separator: "\n").filter(filter) },
+                   satisfies: { $0.count >= count })
     }
 
     @Test("the start-up line says libevent's own errors are answered as problem+json (the override took effect)")

@@ -27,13 +27,13 @@ struct MemoryBudgetDaemonTests {
         let c = try daemon.connect(timeoutSeconds: 60)
         // One session first: the allocator's and the store's fixed costs are in the baseline.
         #expect(try c.put("/v1/sessions/warm", Self.padded(Self.bodyLimit - 1_000, tag: 0)).status == 201)
-        let before = AttackFixTests.residentKiB(daemon)
+        let before = HostileClientTests.residentKiB(daemon)
         let started = Date()
         for i in 0..<200 {
             let r = try c.put("/v1/sessions/s\(i)", Self.padded(Self.bodyLimit - 1_000, tag: i))
             #expect(r.status == 201, "s\(i): \(r.status) \(r.text.prefix(200))")
         }
-        let after = AttackFixTests.residentKiB(daemon)
+        let after = HostileClientTests.residentKiB(daemon)
         let seconds = Date().timeIntervalSince(started)
         print("memory budget: 200 padded sessions in \(seconds) s; RSS \(before) KiB -> \(after) KiB")
         // 200 x 511 KB of text is 100 MB; the budget is 8 MiB. Slack: the allocator keeps freed

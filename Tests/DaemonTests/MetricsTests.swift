@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -113,24 +114,19 @@ struct MetricsTests {
                   let text = sample[1].stringValue else { return nil }
             return Double(text)
         }
-        /// Waits (at most 60 s: Prometheus starts, then scrapes once a second) for `condition`.
-        func eventually(_ what: String, _ condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                if condition() { return true }
-                if !process.isRunning { return false }
-                usleep(200_000)
-            }
-            return false
+        /// Waits (at most 60 s: Prometheus starts, then scrapes once a second) for `condition`;
+        /// false at once if Prometheus has exited. `what` names the wait where it is called.
+        func prometheusSees(_ what: String, _ condition: () -> Bool) -> Bool {
+            eventually(timeout: 60, pollEvery: 0.2) { !process.isRunning || condition() } && process.isRunning
         }
 
-        #expect(eventually("up") { value(#"up{job="layoutd"}"#) == 1 }, "Prometheus never saw the daemon up; its log:\n\(String(decoding: log.fileHandleForReading.availableData, as: UTF8.self))")
-        #expect(eventually("requests") { value(#"layoutd_http_requests_total{route="healthz",method="GET",status="200"}"#) == 3 })
-        #expect(eventually("404s") { value(#"layoutd_http_requests_total{route="unknown",status="404"}"#) == 1 })
-        #expect(eventually("created") { value(#"layoutd_http_requests_total{route="sessions",method="POST",status="201"}"#) == 1 })
+        #expect(prometheusSees("up") { value(#"up{job="layoutd"}"#) == 1 }, "Prometheus never saw the daemon up; its log:\n\(String(decoding: log.fileHandleForReading.availableData, as: UTF8.self))")
+        #expect(prometheusSees("requests") { value(#"layoutd_http_requests_total{route="healthz",method="GET",status="200"}"#) == 3 })
+        #expect(prometheusSees("404s") { value(#"layoutd_http_requests_total{route="unknown",status="404"}"#) == 1 })
+        #expect(prometheusSees("created") { value(#"layoutd_http_requests_total{route="sessions",method="POST",status="201"}"#) == 1 })
         // Prometheus's own scrapes are counted too (route "metrics"), once a second.
-        #expect(eventually("scrapes") { (value(#"layoutd_http_requests_total{route="metrics"}"#) ?? 0) >= 2 })
-        #expect(eventually("latency") { (value(#"layoutd_http_request_duration_seconds_count{route="healthz"}"#) ?? 0) == 3 })
+        #expect(prometheusSees("scrapes") { (value(#"layoutd_http_requests_total{route="metrics"}"#) ?? 0) >= 2 })
+        #expect(prometheusSees("latency") { (value(#"layoutd_http_request_duration_seconds_count{route="healthz"}"#) ?? 0) == 3 })
     }
 
     @Test("X-Request-Id: a client's id comes back, a bad one is replaced, and the access log and problem bodies carry it")
@@ -156,15 +152,11 @@ struct MetricsTests {
         stream.close()
 
         // The access log line of each request names its id.
-        let deadline = Date().addingTimeInterval(5)
-        var ids: [String] = []
-        while Date() < deadline {
-            ids = daemon.stderr.split(separator: "\n").filter { $0.contains(#""logger":"access""#) }.compactMap {
+        let ids = eventually(pollEvery: 0.02, {
+            daemon.stderr.split(separator: "\n").filter { $0.contains(#""logger":"access""#) }.compactMap {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["request_id"] as? String
             }
-            if ids.contains("stream-1") { break }
-            usleep(20_000)
-        }
+        }, satisfies: { $0.contains("stream-1") })
         #expect(ids.contains(given))
         #expect(ids.contains(made))
         #expect(ids.contains("stream-1"), "stderr:\n\(daemon.stderr)")

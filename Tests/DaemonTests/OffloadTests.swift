@@ -2,6 +2,7 @@ import Dispatch
 import EventHTTP
 import Foundation
 import Testing
+import TestSupport
 
 /// `HTTPResponse.offloaded`: work handed to the offload threads, answered on the worker's loop.
 @Suite("Offloaded answers")
@@ -50,7 +51,7 @@ struct OffloadTests {
             let delay = request.path == "/slow" ? 0.05 : 0
             let body = #"{"path":"\#(request.path)"}"#
             return .offloaded {
-                Thread.sleep(forTimeInterval: delay)
+                Thread.sleep(forTimeInterval: delay)  // slow work, answered after the fast ones: what is tested
                 return .json(body)
             }
         }
@@ -99,12 +100,18 @@ struct OffloadTests {
             let leaving = try RawHTTPConnection(port: server.port)
             try leaving.sendRequest("GET", "/slow")
             #expect(started.wait { $0 == round } == round)
+            let clientPort = try #require(leaving.localPort)
             leaving.close()
-            usleep(10_000)
+            // The client is gone before the answer is ready: the server's side of its connection has
+            // the close (it is no longer ESTABLISHED).
+            let serverSide = { LoopbackSockets.serverSide(of: server.port).filter { $0.remotePort == clientPort } }
+            #expect(eventually { !serverSide().contains { $0.state == .established } }, "\(serverSide())")
             gate.signal()
         }
         #expect(ran.wait { $0 == 3 } == 3)
-        usleep(50_000)
+        // Every answer of a client that left has been dealt with: the server holds none of their connections.
+        #expect(eventually { LoopbackSockets.openConnections(port: server.port).isEmpty },
+                "\(LoopbackSockets.serverSide(of: server.port))")
         let connection = try RawHTTPConnection(port: server.port)
         #expect(try connection.request("GET", "/fast").status == 200)
         gate.signal()
@@ -122,7 +129,8 @@ struct OffloadTests {
         try connection.sendRequest("GET", "/slow")
         #expect(started.wait { $0 == 1 } == 1)
         server.server.shutdown()
-        usleep(100_000)
+        // The shutdown is under way (the listening socket is closed) before the work's answer comes.
+        #expect(eventually { !LoopbackSockets.isListening(port: server.port) })
         gate.signal()
         let answer = try connection.readResponse()
         #expect(answer.status == 200)
@@ -132,15 +140,17 @@ struct OffloadTests {
 
     @Test("work that is still running when the grace ends: run() returns once it is done, its answer dropped")
     func shutdownAfterGrace() throws {
+        let began = Shared(0)
         let server = try InProcessServer(threads: 1, configure: { $0.offloadThreads = 1; $0.shutdownGraceSeconds = 0.2 }) { _ in
             .offloaded {
-                Thread.sleep(forTimeInterval: 0.8)
+                began.set(began.get() + 1)
+                Thread.sleep(forTimeInterval: 0.8)  // work that outlasts the grace: what is tested
                 return .json("{}")
             }
         }
         let connection = try RawHTTPConnection(port: server.port)
         try connection.sendRequest("GET", "/slow")
-        usleep(50_000)
+        #expect(began.wait { $0 == 1 } == 1)
         let started = Date()
         #expect(server.stop(timeout: 5))
         #expect(Date().timeIntervalSince(started) < 3)

@@ -70,14 +70,11 @@ struct PostgresStoreTests {
 
     /// Retries `body` until it answers `status` (a 503 meanwhile), up to `seconds`.
     static func until(_ status: Int, seconds: Double = 20, _ body: () throws -> RawHTTPResponse) throws -> RawHTTPResponse {
-        let deadline = Date().addingTimeInterval(seconds)
-        var last = try body()
-        while last.status != status && Date() < deadline {
+        try eventually(timeout: seconds, pollEvery: 0.1, body) { last in
+            if last.status == status { return true }
             #expect(last.status == 503, "while waiting for \(status): \(last.status) \(last.text)")
-            usleep(100_000)
-            last = try body()
+            return false
         }
-        return last
     }
 
     static func expectUnavailable(_ name: String, _ r: RawHTTPResponse) {
@@ -176,12 +173,7 @@ struct PostgresStoreTests {
                                                 url, String(b.process.processIdentifier))
             return out.flatMap { Int32($0) } ?? 0
         }
-        var hung: Int32 = 0
-        let found = Date().addingTimeInterval(10)
-        while hung == 0 && Date() < found {
-            hung = listener()
-            if hung == 0 { usleep(50_000) }
-        }
+        let hung = eventually(timeout: 10, pollEvery: 0.05, listener, satisfies: { $0 != 0 })
         try #require(hung != 0, "b's listener is not in pg_stat_activity")
         #expect(kill(hung, SIGSTOP) == 0)
         // Before the database is dropped: a stopped server process cannot be terminated.
@@ -189,17 +181,13 @@ struct PostgresStoreTests {
 
         #expect(try Self.patch(ca, 150).header("ETag").etagRevision == 2)
         let written = Date()
-        var seen = try cb.get("/v1/sessions/s").header("ETag").etagRevision
-        while seen != 2 && Date().timeIntervalSince(written) < 10 {
-            usleep(50_000)
-            seen = try cb.get("/v1/sessions/s").header("ETag").etagRevision
-        }
+        let seen = try eventually(timeout: 10, pollEvery: 0.05, { try cb.get("/v1/sessions/s").header("ETag").etagRevision },
+                                  satisfies: { $0 == 2 })
         let after = Date().timeIntervalSince(written)
         #expect(seen == 2 && after < 5, "b answered revision \(seen.map(String.init) ?? "none") for \(after) s")
         // b listens again on a new connection: a later change reaches it by notice.
         #expect(try Self.patch(ca, 160).header("ETag").etagRevision == 3)
-        let notified = Date()
-        while try cb.get("/v1/sessions/s").header("ETag").etagRevision != 3 && Date().timeIntervalSince(notified) < 5 { usleep(20_000) }
+        _ = try eventually(timeout: 5, pollEvery: 0.02) { try cb.get("/v1/sessions/s").header("ETag").etagRevision == 3 }
         #expect(try cb.get("/v1/sessions/s").header("ETag").etagRevision == 3)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 27 item 9: a PostgreSQL password (`user:pass@`, `?password=`) appeared in the start-up
 /// log line and in `layoutd store check|compact` output.
@@ -12,21 +13,11 @@ struct SecretRedactionTests {
         "postgres://layoutd:\(secret)@127.0.0.1:\(try freeLoopbackPort())/layoutd?password=\(secret)&connect_timeout=1"
     }
 
-    /// Polls `condition` every 20 ms until it holds or `seconds` pass.
-    private func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
     @Test("the start-up lines, --print-config and store check|compact show user:***@ and password=***")
     func unreachableServer() throws {
         let url = try Self.unreachableURL()
         let daemon = try Daemon(["--store", url])
-        #expect(eventually(20) { daemon.stderr.contains("serving with") }, "\(daemon.stderr)")
+        #expect(eventually(timeout: 20) { daemon.stderr.contains("serving with") }, "\(daemon.stderr)")
         #expect(daemon.stderr.contains("store postgres://layoutd:***@127.0.0.1"), "\(daemon.stderr)")
         #expect(daemon.stderr.contains("password=***"))
         #expect(!daemon.stderr.contains(Self.secret), "\(daemon.stderr)")

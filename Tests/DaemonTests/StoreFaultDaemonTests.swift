@@ -14,17 +14,14 @@ struct StoreFaultDaemonTests {
 
     /// Every node's answer to GET of `id`: its ETag and body, once all agree (or the last seen).
     static func converged(_ nodes: [RawHTTPConnection], _ id: String, seconds: Double = 10) throws -> [(etag: String?, body: String)] {
-        let deadline = Date().addingTimeInterval(seconds)
-        var answers: [(etag: String?, body: String)] = []
-        repeat {
-            answers = try nodes.map { c in
+        try eventually(timeout: seconds, pollEvery: 0.05, {
+            try nodes.map { c in
                 let r = try c.get("/v1/sessions/\(id)")
                 return (r.header("ETag"), r.text)
             }
-            if Set(answers.map(\.body)).count == 1 && Set(answers.map { $0.etag ?? "" }).count == 1 { return answers }
-            usleep(50_000)
-        } while Date() < deadline
-        return answers
+        }, satisfies: { answers in
+            Set(answers.map(\.body)).count == 1 && Set(answers.map { $0.etag ?? "" }).count == 1
+        })
     }
 
     @Test("idle expiry: a session created on node 1 and then edited only on node 2 lives while it is edited, and expires once nobody uses it")
@@ -42,19 +39,16 @@ struct StoreFaultDaemonTests {
             let r = try c2.patch("/v1/sessions/s", Self.card(100 + edits))
             #expect(r.status == 200, "edit \(edits): \(r.status) \(r.text)")
             if r.status != 200 { break }
-            usleep(250_000)
+            usleep(250_000)  // pacing the edits over the idle time-outs, not a wait for a condition
         }
         let fromNode1 = try c1.get("/v1/sessions/s")
         #expect(fromNode1.status == 200 && fromNode1.header("ETag").etagRevision == edits + 1)
         // Nobody uses it: the store expires it (watched in the database itself: a GET would be a
         // use), then neither node has it.
-        let deadline = Date().addingTimeInterval(15)
-        var stored = ""
-        repeat {
-            usleep(200_000)
-            stored = try Server.script("psql -h 127.0.0.1 -p \"$1\" -U postgres -tAc 'SELECT count(*) FROM layoutd_sessions' postgres",
-                                       String(server.port))
-        } while stored != "0" && Date() < deadline
+        let stored = try eventually(timeout: 15, pollEvery: 0.2, {
+            try Server.script("psql -h 127.0.0.1 -p \"$1\" -U postgres -tAc 'SELECT count(*) FROM layoutd_sessions' postgres",
+                              String(server.port))
+        }, satisfies: { $0 == "0" })
         #expect(stored == "0")
         #expect(try c1.get("/v1/sessions/s").status == 404)
         #expect(try c2.get("/v1/sessions/s").status == 404)
@@ -84,22 +78,15 @@ struct StoreFaultDaemonTests {
         _ = try Server.script("pkill -KILL -P \"$1\"; kill -KILL \"$1\"; while [ -e /proc/$1 ]; do sleep 0.05; done", pid)
         _ = try Server.script(start, data, String(port))
         // Node 2 writes the store's revision 2 (retrying while its pool finds the server again).
-        var second = try c2.patch("/v1/sessions/s", Self.card(222))
-        let deadline = Date().addingTimeInterval(20)
-        while second.status == 503 && Date() < deadline {
-            usleep(100_000)
-            second = try c2.patch("/v1/sessions/s", Self.card(222))
-        }
+        let second = try eventually(timeout: 20, pollEvery: 0.1, { try c2.patch("/v1/sessions/s", Self.card(222)) },
+                                    satisfies: { $0.status != 503 })
         #expect(second.status == 200, "\(second.status) \(second.text)")
         let storeKeptRevision2 = second.header("ETag").etagRevision == 3  // the kill did not lose it after all
         print("StoreFaultDaemonTests: the crash \(storeKeptRevision2 ? "kept" : "lost") the acknowledged revision 2")
         // Node 1's next write names its revision 2's write id: refused by the store, caught up,
         // decided again on top of the store's document.
-        var third = try c1.patch("/v1/sessions/s", Self.card(333))
-        while third.status == 503 && Date() < deadline {
-            usleep(100_000)
-            third = try c1.patch("/v1/sessions/s", Self.card(333))
-        }
+        let third = try eventually(timeout: 20, pollEvery: 0.1, { try c1.patch("/v1/sessions/s", Self.card(333)) },
+                                   satisfies: { $0.status != 503 })
         #expect(third.status == 200, "\(third.status) \(third.text)")
         let answers = try Self.converged([c1, c2], "s")
         #expect(Set(answers.map(\.body)).count == 1, "nodes answer different documents: \(answers)")

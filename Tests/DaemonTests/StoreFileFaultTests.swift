@@ -82,7 +82,7 @@ struct StoreFileFaultTests {
 
         try damage(file)
         let started = Date()
-        #expect(try eventually(2.5) { try c.get("/readyz").status == 503 })
+        #expect(try eventually(timeout: 2.5, pollEvery: 0.02) { try c.get("/readyz").status == 503 })
         #expect(Date().timeIntervalSince(started) < 2.5)
         let patch = try Self.edit(c, 170)
         #expect(patch.status == 503 && patch.header("Retry-After") != nil)
@@ -90,13 +90,14 @@ struct StoreFileFaultTests {
         #expect(ready.status == 503 && ready.header("Retry-After") != nil && ready.problemType == "/problems/not-ready")
         #expect(!ready.text.contains(dir.url.path) && !patch.text.contains(dir.url.path), "answers must not name server files")
         // One line for the cause (the read probe or the PATCH finds it first), at level error.
-        #expect(eventually(2) { daemon.stderr.contains(what) && daemon.stderr.contains(file) }, "\(daemon.stderr)")
+        #expect(eventually(timeout: 2) { daemon.stderr.contains(what) && daemon.stderr.contains(file) }, "\(daemon.stderr)")
         let lines = daemon.stderr.split(separator: "\n").filter { $0.contains(what) }
         #expect(lines.count == 1 && lines[0].contains(" error layoutd : session store "), "\(daemon.stderr)")
 
         let probe = try LayoutdBinary.run(["probe", "--port", String(daemon.port)], timeout: 10)
         #expect(probe.status == 1, "\(probe.stdout)\(probe.stderr)")
-        // Still not ready a probe later: nothing is written to a file nobody will read.
+        // Still not ready a probe later: nothing is written to a file nobody will read. (Not a wait
+        // for a condition: the probe's period must pass for "still" to mean anything.)
         usleep(1_100_000)
         #expect(try c.get("/readyz").status == 503)
         #expect(try Self.edit(c, 180).status == 503)

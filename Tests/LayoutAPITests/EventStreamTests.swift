@@ -298,7 +298,8 @@ struct EventStreamTests {
                 }
             }
         }
-        for _ in 0..<200 where sink.events.count < 101 { try? await Task.sleep(for: .milliseconds(10)) }
+        // The sink's queue delivers on a thread of its own: blocking this one does not hold it up.
+        _ = eventually(timeout: 2) { sink.events.count >= 101 }
         #expect(sink.events.map(\.id) == (1...101).map { String($0) })
         // The frames sent add up to the session's current frames.
         var frames: [String: [Double]] = [:]

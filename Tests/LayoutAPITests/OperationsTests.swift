@@ -4,6 +4,7 @@ import LayoutAPI
 import Storage
 import Telemetry
 import Testing
+import TestSupport
 
 /// The operator side of the API (issue 23): request ids on every answer, `/readyz`, `/metrics`.
 @Suite("LayoutAPI: request ids, readiness and metrics")
@@ -101,12 +102,7 @@ struct OperationsTests {
         let started = Date()
         let cached = c.send("GET", "/readyz").status
         if Date().timeIntervalSince(started) < 0.5 { #expect(cached == 200) }
-        var r = c.send("GET", "/readyz")
-        let deadline = Date().addingTimeInterval(5)
-        while r.status == 200, Date() < deadline {
-            usleep(50_000)
-            r = c.send("GET", "/readyz")
-        }
+        let r = eventually(pollEvery: 0.05, { c.send("GET", "/readyz") }, satisfies: { $0.status != 200 })
         #expect(r.status == 503)
         #expect(r.header("Retry-After") == "1")
         #expect(r.header("Content-Type") == "application/problem+json")

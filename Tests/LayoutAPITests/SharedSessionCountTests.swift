@@ -20,16 +20,6 @@ private final class CountFailingStorage: ForwardingStorage, @unchecked Sendable 
     }
 }
 
-/// Polls `condition` every 5 ms until it holds or `seconds` pass.
-private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
-}
-
 /// `/healthz`'s `sessions`.
 private func sessions(_ c: Client) -> Int? {
     T.json(c.send("GET", "/healthz"))["sessions"]?.numberValue.map { Int($0) }

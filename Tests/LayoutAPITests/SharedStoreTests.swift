@@ -41,16 +41,6 @@ private struct Cluster {
     }
 }
 
-/// Polls `condition` every 5 ms until it holds or `seconds` pass.
-private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
-}
-
 private func revision(_ r: APIResponse) -> Int? { T.json(r)["revision"]?.numberValue.map { Int($0) } }
 
 @Suite("Several nodes on one shared store: any node serves any session, no lost update, streams follow every node")

@@ -48,16 +48,6 @@ private func width(_ r: APIResponse) -> Double? {
     T.json(r)["document"]?["constraints"]?["a-width"]?["constant"]?.numberValue
 }
 
-/// Polls `condition` every 5 ms until it holds or `seconds` pass.
-private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
-}
-
 @Suite("Store and cluster faults: expiry asks the store, a revision the store lost is never built on")
 struct StoreFaultTests {
     static let doc = SharedStoreTests.doc

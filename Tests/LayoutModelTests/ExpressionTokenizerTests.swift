@@ -3,7 +3,7 @@ import TestSupport
 import JSON
 @testable import LayoutModel
 
-@Suite("ExprTokenizer over bytes splits as the Character version did")
+@Suite("Expression tokenizer: any text, non-ASCII and line breaks included, splits into the tokens of the Character-based reference")
 struct ExpressionTokenizerTests {
     @Test("random texts, with non-ASCII characters, \\r\\n and combining marks")
     func randomTexts() {

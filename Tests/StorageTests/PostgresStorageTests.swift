@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Primitives
 import Testing
+import TestSupport
 import Storage
 @testable import PostgresStorage
 
@@ -56,7 +57,7 @@ struct PostgresStorageTests {
         #expect(b.isShared)
         b.observe { notice in seen.withLock { $0.append(notice) } }
         // The listener is up once a notice of a write made after observe arrives.
-        #expect(eventually(seconds: 10) { listeners(database) == 1 })
+        #expect(eventually(timeout: 10) { listeners(database) == 1 })
         let g = try a.create(id: "n", revision: 1, document: document(views: 2), delegates: [:])
         try a.appendPatch(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1), delegates: nil)
         try a.replace(id: "n", generation: g, revision: 3, document: document(views: 3), delegates: [:])
@@ -70,18 +71,18 @@ struct PostgresStorageTests {
                                        .changed(id: "n", generation: g, revision: 2, writeID: w2, patch: constantPatch(0, 1)),
                                        .changed(id: "n", generation: g, revision: 3, writeID: w3),
                                        .deleted(id: "n", generation: g)]
-        #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 4 })
+        #expect(eventually(timeout: 10) { seen.withLock { $0.count } >= 4 })
         #expect(seen.withLock { $0 } == expected)
         // A fenced-off write tells nobody anything.
         #expect(throws: StorageError.self) { try a.appendPatch(id: "n", generation: g, revision: 4, patch: [1], delegates: nil) }
         let g2 = try a.create(id: "n", revision: 1, document: [1], delegates: [:])
-        #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 5 })
+        #expect(eventually(timeout: 10) { seen.withLock { $0.count } >= 5 })
         #expect(seen.withLock { $0 }.dropFirst(4) == [.changed(id: "n", generation: g2, revision: 1,
                                                                 writeID: WriteChain.created([1]))])
         // A patch too large for a notification's payload: the notice without it.
         let large = Array("{\"views\":{\"v0\":{\"frame\":{\"width\":1}}},\"x\":\"\(String(repeating: "y", count: 5_000))\"}".utf8)
         try a.appendPatch(id: "n", generation: g2, revision: 2, patch: large, delegates: nil)
-        #expect(eventually(seconds: 10) { seen.withLock { $0.count } >= 6 })
+        #expect(eventually(timeout: 10) { seen.withLock { $0.count } >= 6 })
         #expect(seen.withLock { $0 }.last == .changed(id: "n", generation: g2, revision: 2,
                                                         writeID: WriteChain.patched(after: WriteChain.created([1]), large)))
     }
@@ -92,17 +93,17 @@ struct PostgresStorageTests {
         defer { a.close(); b.close(); _ = database }
         let seen = Locked<[StoreNotice]>([])
         b.observe { notice in seen.withLock { $0.append(notice) } }
-        #expect(eventually(seconds: 10) { listeners(database) == 1 })
+        #expect(eventually(timeout: 10) { listeners(database) == 1 })
         #expect(seen.withLock { $0 }.isEmpty)  // a first connection that worked lost nothing
         let first = b.listenerBackendPID
         try database.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                          + "AND application_name LIKE 'layoutd listener %'")
         // .lost when the connection breaks, and again once it listens anew.
-        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != first })
-        #expect(eventually(seconds: 10) { seen.withLock { $0 }.count >= 2 })
+        #expect(eventually(timeout: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != first })
+        #expect(eventually(timeout: 10) { seen.withLock { $0 }.count >= 2 })
         #expect(seen.withLock { $0 }.allSatisfy { $0 == .lost })
         let g = try a.create(id: "after", revision: 1, document: [1], delegates: [:])
-        #expect(eventually(seconds: 10) { seen.withLock { $0.last } == .changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1])) })
+        #expect(eventually(timeout: 10) { seen.withLock { $0.last } == .changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1])) })
     }
 
     @Test("the listening connection hangs (its server process stopped): .lost within 3 s, and notices flow again on a new connection")
@@ -111,19 +112,19 @@ struct PostgresStorageTests {
         defer { a.close(); b.close(); _ = database }
         let seen = Locked<[StoreNotice]>([])
         b.observe { notice in seen.withLock { $0.append(notice) } }
-        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 })
+        #expect(eventually(timeout: 10) { b.listenerBackendPID != 0 })
         let hung = b.listenerBackendPID
         // Stopped, not killed: its socket stays open and silent, which keepalives take ~15 s to see.
         #expect(kill(hung, SIGSTOP) == 0)
         // Runs before the database is dropped (a stopped process cannot be terminated).
         defer { kill(hung, SIGCONT) }
         let stopped = MonotonicTime.now
-        #expect(eventually(seconds: 6) { seen.withLock { $0 }.contains(.lost) })
+        #expect(eventually(timeout: 6) { seen.withLock { $0 }.contains(.lost) })
         let noticedAfter = Double(MonotonicTime.now - stopped) / 1e9
         #expect(noticedAfter < 3.5, "the hang was noticed after \(noticedAfter) s")
-        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != hung })
+        #expect(eventually(timeout: 10) { b.listenerBackendPID != 0 && b.listenerBackendPID != hung })
         let g = try a.create(id: "after", revision: 1, document: [1], delegates: [:])
-        #expect(eventually(seconds: 10) { seen.withLock { $0 }.contains(.changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1]))) })
+        #expect(eventually(timeout: 10) { seen.withLock { $0 }.contains(.changed(id: "after", generation: g, revision: 1, writeID: WriteChain.created([1]))) })
     }
 
     @Test("a listener hears its own heartbeat: a quiet store is not taken for a hung one")
@@ -132,9 +133,10 @@ struct PostgresStorageTests {
         defer { a.close(); b.close(); _ = database }
         let seen = Locked<[StoreNotice]>([])
         b.observe { notice in seen.withLock { $0.append(notice) } }
-        #expect(eventually(seconds: 10) { b.listenerBackendPID != 0 })
+        #expect(eventually(timeout: 10) { b.listenerBackendPID != 0 })
         let pid = b.listenerBackendPID
-        // Three silence bounds without a write from anyone.
+        // Three silence bounds without a write from anyone. Not a wait for a condition: the quiet
+        // time itself is what is tested (nothing must happen in it).
         usleep(UInt32(3 * PostgresListener.silenceSeconds * 1e6))
         #expect(b.listenerBackendPID == pid)
         #expect(seen.withLock { $0 }.isEmpty)
@@ -163,7 +165,7 @@ struct PostgresStorageTests {
         // Connections the server closed while they were idle are noticed before use: even a write
         // (never repeated) succeeds.
         try killAll()
-        #expect(eventually(seconds: 10) { others() == 0 })
+        #expect(eventually(timeout: 10) { others() == 0 })
         try store.appendPatch(id: "r", generation: g, revision: 2, patch: constantPatch(0, 2), delegates: nil)
         #expect(try store.load(id: "r")?.revision == 2)
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 import CSQLite
 import Storage
 @testable import SQLiteStorage
@@ -77,10 +78,10 @@ struct SQLiteStorageTests {
         defer { store.close() }
         #expect(store.statistics.syncs == 0)
         _ = try store.create(id: "a", revision: 1, document: [1], delegates: [:])
-        #expect(eventually(seconds: 3) { store.statistics.syncs >= 1 })
+        #expect(eventually(timeout: 3) { store.statistics.syncs >= 1 })
         let syncs = store.statistics.syncs
         // Nothing new committed: no more syncs (waiting past two periods).
-        #expect(!eventually(seconds: 2.2) { store.statistics.syncs > syncs })
+        #expect(!eventually(timeout: 2.2) { store.statistics.syncs > syncs })
     }
 
     @Test("group commit: concurrent writers with sync always share far fewer fsyncs than writes")

@@ -93,17 +93,6 @@ func constantPatch(_ constraint: Int, _ value: Int) -> [UInt8] {
     Array("{\"constraints\":{\"c\(constraint)\":{\"constant\":\(value)}}}".utf8)
 }
 
-/// Waits for `condition` (checked every few milliseconds) up to `seconds`; answers whether it held.
-func eventually(seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-    var waited = 0.0
-    while waited < seconds {
-        if try condition() { return true }
-        usleep(5_000)
-        waited += 0.005
-    }
-    return try condition()
-}
-
 /// Runs `body(i)` on `count` threads started together; returns when all are done.
 func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     final class Start: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -35,12 +36,7 @@ final class ChildExit: @unchecked Sendable {
 
     /// Waits up to `timeout` seconds; true when the child has ended.
     func wait(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !hasExited {
-            if Date() >= deadline { return false }
-            usleep(5_000)
-        }
-        return true
+        eventually(timeout: timeout) { hasExited }
     }
 
     /// The exit status as a shell reports it (128 + the signal for a killed child); only after

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -8,11 +9,21 @@ import Glibc
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
+    private var sawEnd = false
 
+    /// Called from the pipe's readability handler: an empty chunk is the end of the output.
     func append(_ chunk: Data) {
         lock.lock()
+        if chunk.isEmpty { sawEnd = true }
         data.append(chunk)
         lock.unlock()
+    }
+
+    /// The handler has read the end of the output: everything written before is in `text`.
+    var ended: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return sawEnd
     }
 
     var text: String {
@@ -144,8 +155,9 @@ enum LayoutdBinary {
             exit.kill()
             throw TestFailure("layoutd \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
-        // Let the readability handlers catch the last bytes.
-        usleep(50_000)
+        // The readability handlers catch the last bytes (up to the end of each pipe); what they
+        // have not read when given up on is read below.
+        _ = eventually(timeout: 1) { outCollector.ended && errCollector.ended }
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
         outCollector.append(out.fileHandleForReading.readDataToEndOfFile())
@@ -184,14 +196,12 @@ final class Daemon {
         process.standardInput = FileHandle.nullDevice
         try process.run()
 
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let found = Daemon.announcedPort(in: errors.text) {
-                self.port = found
-                return
-            }
-            if exit.hasExited { break }
-            usleep(10_000)
+        let errors = self.errors, exit = self.exit
+        let announced = eventually(timeout: timeout, pollEvery: 0.01, { Daemon.announcedPort(in: errors.text) },
+                                   satisfies: { $0 != nil || exit.hasExited })
+        if let announced {
+            self.port = announced
+            return
         }
         let log = errors.text
         stop()

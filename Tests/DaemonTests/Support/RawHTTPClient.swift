@@ -61,6 +61,18 @@ final class RawHTTPConnection {
         fd = -1
     }
 
+    /// The port this end of the connection has (the server sees it as the remote port), nil once
+    /// closed: how LoopbackSockets finds the server's side of this very connection.
+    var localPort: Int? {
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return result == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) throws {

@@ -6,11 +6,12 @@ import TestSupport
 import Glibc
 #endif
 
-/// Findings of the round of attacks (../shared/notes/attacks.md), each on the real daemon: a deep
-/// parent chain no longer kills it, a dormant session's wake no longer blocks its worker, event
-/// streams cost the worker once per revision and a subscriber that never reads is dropped.
-@Suite("layoutd daemon: the attacks' findings", .serialized)
-struct AttackFixTests {
+/// Clients that try to stop the service, each on the real daemon (the cases come from the attacks
+/// of ../shared/notes/attacks.md): a deep parent chain does not kill it, a dormant session's wake
+/// does not block its worker, event streams cost the worker once per revision, a subscriber that
+/// never reads is dropped, and every answer forbids content sniffing.
+@Suite("layoutd daemon: hostile clients (deep trees, large wakes, silent and many subscribers) leave the service up", .serialized)
+struct HostileClientTests {
     /// The daemon's resident memory (VmRSS), in KiB.
     static func residentKiB(_ daemon: Daemon) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)) ?? ""
@@ -70,7 +71,8 @@ struct AttackFixTests {
         let started = Date()
         try patcher.sendRequest("PATCH", "/v1/sessions/big", headers: [("Content-Type", "application/merge-patch+json")],
                                 body: Array(Self.resize(420).utf8))
-        usleep(20_000)  // the PATCH is on the worker (or the offload thread) by now
+        // The daemon has read the PATCH: it is on the worker (or the offload thread) now.
+        #expect(eventually { LoopbackSockets.allRead(port: daemon.port) })
         let probe = try daemon.connect(timeoutSeconds: 10)
         let probed = try Self.timed { try probe.get("/healthz") }
         #expect(probed.status == 200)
