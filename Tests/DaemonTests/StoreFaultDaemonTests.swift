@@ -73,9 +73,13 @@ struct StoreFaultDaemonTests {
         #expect(try c2.get("/v1/sessions/s").status == 200)
         let lost = try c1.patch("/v1/sessions/s", Self.card(111))
         #expect(lost.status == 200 && lost.header("ETag").etagRevision == 2)
-        // kill -9 of the postmaster and its children at once, then crash recovery.
+        // kill -9 of the postmaster and its children at once (the postmaster stopped first, so that
+        // it starts no new child meanwhile), each waited for, then crash recovery.
         let pid = try Server.script("head -n 1 \"$1/postmaster.pid\"", data)
-        _ = try Server.script("pkill -KILL -P \"$1\"; kill -KILL \"$1\"; while [ -e /proc/$1 ]; do sleep 0.05; done", pid)
+        // Until every one is gone, reaped zombies included: pg_ctl takes a postmaster's zombie
+        // for a server that runs, and a killed child may still hold the shared memory.
+        _ = try Server.script(#"kill -STOP "$1"; all="$1 $(pgrep -P "$1" | tr '\n' ' ')"; kill -KILL $all; "#
+                              + #"for p in $all; do while [ -e /proc/$p ]; do sleep 0.05; done; done"#, pid)
         _ = try Server.script(start, data, String(port))
         // Node 2 writes the store's revision 2 (retrying while its pool finds the server again).
         let second = try eventually(timeout: 20, pollEvery: 0.1, { try c2.patch("/v1/sessions/s", Self.card(222)) },
@@ -137,8 +141,11 @@ struct StoreFaultDaemonTests {
         let others = try node.connect(timeoutSeconds: 5)
         for (name, request) in [("healthz", "/healthz"), ("metrics", "/metrics"), ("other session", "/v1/sessions/t"),
                                 ("other session's frames", "/v1/sessions/t/frames")] {
+            // Before, each of these waited for the frozen store (10 s and more). 100 ms is the
+            // figure this answers in on a quiet machine (scripts/bench-store-freeze); the bound
+            // here leaves room for a test machine busy with other suites.
             let (r, seconds) = try Self.timed { try others.get(request) }
-            #expect(r.status == 200 && seconds < 0.1, "\(name): \(r.status) in \(seconds) s")
+            #expect(r.status == 200 && seconds < 1, "\(name): \(r.status) in \(seconds) s")
         }
         // Readiness is probed at most once a second: 503 once a probe finds the store silent, and
         // no call waits longer than a probe's bound for it.
