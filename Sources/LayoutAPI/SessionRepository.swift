@@ -140,3 +140,20 @@ struct SessionRepository: Sendable {
         }
     }
 }
+
+extension SessionState {
+    /// Undoes step 1 of `commit` after the store refused the change: the system is solved again
+    /// from `canonical` (still the previous document) with the delegate states it had before the
+    /// edit, as a dormant session wakes; diagnostics and frames were not touched yet. A document
+    /// that does not read back (it validated when stored, so never) leaves the session dead (404)
+    /// rather than answering frames of a change that was not stored.
+    mutating func rollBack(delegates: [String: Bool], limits: DocumentLimits) {
+        memberContext = nil
+        guard let json = try? JSONParser.parse(canonical.bytes, maxDepth: 1024),
+              case .success(let document) = DocumentParser.parse(json, limits: limits) else {
+            alive = false
+            return
+        }
+        system = SessionState.solve(document, delegateMemory: delegates).system
+    }
+}

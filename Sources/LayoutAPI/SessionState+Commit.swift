@@ -10,15 +10,18 @@ extension SessionState {
     /// `strict` when the change breaks a constraint) leaves the session as it was.
     ///
     /// The steps, in this order on purpose:
-    /// 1. Solve. Under `strict`, and with a store, the edit is made on a copy (copy-on-write: a
-    ///    copy of every array the edit touches) that is kept only when nothing is broken and the
-    ///    store took the change; otherwise in place.
-    /// 2. **The durability seam.** Nothing of the session has changed so far. The store
-    ///    (`durable`, `SessionRepository.write`) appends `CommitRecord(change: change.logged,
-    ///    revision: revision + 1, delegates: …)` fenced on the revision and its write id, before
-    ///    anything changes and before anything is answered or published. When that fails it
-    ///    answers 503 (or the conflict) and the session is as it was: the edited copy, or the
-    ///    caller's new state (`.solved`, PUT), is simply not installed.
+    /// 1. Solve. Under `strict` the edit is made on a copy (copy-on-write) that is kept only when
+    ///    nothing is broken; otherwise in place (a copy costs a copy of every array the edit
+    ///    touches, on the usual one-constant PATCH).
+    /// 2. **The repository seam.** Only the system has changed so far. The store (`durable`,
+    ///    written by `SessionRepository.write`) appends
+    ///    `CommitRecord(change: change.logged, revision: revision + 1,
+    ///    delegates: system.rememberedDelegates)` here, before anything else changes and before
+    ///    anything is answered or published. When that fails it answers 503 and rolls the session
+    ///    back: for `.solved` (PUT) the new state is simply not installed; for `.edit` the system
+    ///    is solved again from `canonical` (still the previous document) with the delegate states
+    ///    remembered before the edit (take `system.rememberedDelegates` before step 1), as a
+    ///    dormant session wakes (`SessionState.solve`), and `memberContext` is dropped.
     /// 3. Install: canonical document, revision, diagnostics, frames.
     /// 4. Publish to the event streams (in revision order: the lock is held).
     /// 5. Answer, in the form of the request.
@@ -31,7 +34,7 @@ extension SessionState {
         let t0 = MonotonicTime.now
         var isEdit = false
         if case .edit = change.solve { isEdit = true }
-        // What the store already holds (taken only with a store).
+        // What a rollback solves with, and what the store already holds (taken only with a store).
         let delegatesBefore = durable != nil && isEdit ? system.rememberedDelegates : nil
         let patchAnswer: Bool
         if case .changes = form { patchAnswer = true } else { patchAnswer = false }
@@ -42,23 +45,17 @@ extension SessionState {
 
         // 1. Solve.
         var stats = EditStats()
-        /// The edited system when the edit was made on a copy: installed at step 3.
-        var edited: LayoutSystem? = nil
         let solvedDiagnostics: Diagnostics
         switch change.solve {
         case .edit(let edit):
-            // On a copy (copy-on-write: the arrays the edit touches are copied) when it may not be
-            // kept: under `strict` (a broken constraint refuses it) and with a store (a failed
-            // write must leave the session as it was: dropping the copy is the rollback, where
-            // solving the previous document again would cost a fresh solve). In place otherwise.
-            if options.strict || durable != nil {
+            if options.strict {
                 var trial = system
                 stats = trial.apply(edit)
                 let diagnostics = trial.refreshDiagnostics()
-                if options.strict && !diagnostics.broken.isEmpty {
+                if !diagnostics.broken.isEmpty {
                     return .failure(LayoutAPI.Failure(Problems.strictConflict(diagnostics.broken)))
                 }
-                edited = trial
+                system = trial
                 solvedDiagnostics = diagnostics
             } else {
                 stats = system.apply(edit)
@@ -78,19 +75,18 @@ extension SessionState {
         }
         if let durable {
             let record = CommitRecord(change: change.logged, revision: revision + 1,
-                                      delegates: (edited ?? system).rememberedDelegates)
+                                      delegates: system.rememberedDelegates)
             do throws(StorageError) {
                 snapshotDue = try durable.store.write(record, id: durable.id, generation: generation, base: writeID,
                                                       delegatesBefore: delegatesBefore)
             } catch {
-                // Nothing of the session changed: an edit was made on a copy, which is dropped;
-                // a `.solved` state (PUT) is the caller's, simply not installed.
+                // `.solved` (PUT): the caller's new state is simply not installed.
+                if let delegatesBefore { rollBack(delegates: delegatesBefore, limits: durable.limits) }
                 return .failure(SessionRepository.failure(error, id: durable.id))
             }
         }
 
         // 3. Install.
-        if let edited { system = edited }
         switch change.canonical {
         case .members(let members):
             for m in members { canonical.replace(m.group, at: m.position, text: m.text) }
