@@ -108,7 +108,7 @@ extension Serve {
         configuration.handleSignals = true
         configuration.log = log
         if settings.storeLocation != .memory {
-            configuration.offloadThreads = max(configuration.effectiveOffloadThreads, Self.storeOffloadThreads)
+            configuration.offloadThreads = max(configuration.effectiveOffloadThreads, Int(ProcessInfo.processInfo.environment["LAYOUTD_EXPERIMENT_OFFLOAD"] ?? "") ?? Self.storeOffloadThreads)
         }
         return configuration
     }
