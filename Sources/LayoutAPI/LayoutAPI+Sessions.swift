@@ -70,6 +70,11 @@ extension LayoutAPI {
         if durability != nil && !reserveStoredSession() {
             return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
         }
+        // Listening for the new session's writes before it exists: another node may write it as
+        // soon as it is stored. The registry undoes the follow when the copy leaves it.
+        durability?.storage.follow(id)
+        var kept = false
+        defer { if !kept { durability?.storage.unfollow(id) } }
         switch storeNewSession(id, state) {
         case .success(let generation):
             state.generation = generation
@@ -83,6 +88,7 @@ extension LayoutAPI {
         for _ in 0..<4 {
             switch store.insert(session) {
             case .inserted:
+                kept = true
                 return .created
             case .full:
                 return .failed(Problems.tooManySessions(limit: configuration.maxSessions))

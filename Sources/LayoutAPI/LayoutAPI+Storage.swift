@@ -18,6 +18,12 @@ extension LayoutAPI {
         guard let durability else { return nil }
         guard mayWait else { throw Failure(.waitNeeded) }
         let epoch = noticeEpoch.withLock { $0 }
+        // Listening for the session's writes first, then reading it: a write committed after the
+        // read began is heard (targeted notices, LayoutAPI+SharedStore.swift). The registry
+        // undoes the follow when the copy leaves it; every other way out here undoes it now.
+        durability.storage.follow(id)
+        var kept = false
+        defer { if !kept { durability.storage.unfollow(id) } }
         let stored: StoredSession?
         do throws(StorageError) {
             stored = try durability.storage.load(id: id)
@@ -33,7 +39,9 @@ extension LayoutAPI {
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, durability: durability)
         switch store.insert(session) {
-        case .inserted: return session
+        case .inserted:
+            kept = true
+            return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile
         case .full: throw Failure(Problems.tooManySessions(limit: configuration.maxSessions))  // no limit with a store
         }

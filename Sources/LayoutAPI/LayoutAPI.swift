@@ -65,7 +65,8 @@ public final class LayoutAPI: Sendable {
                                   maxResident: configuration.maxResidentSessions,
                                   maxResidentBytes: configuration.maxResidentBytes,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
-                                  clock: configuration.clock, copiesOnly: storage != nil)
+                                  clock: configuration.clock, copiesOnly: storage != nil,
+                                  released: { [storage] id in storage?.unfollow(id) })
         self.cors = CORS(origins: configuration.corsOrigins)
         self.limits = configuration.documentLimits
         self.durability = durability
