@@ -24,6 +24,9 @@ extension LayoutAPI {
         durability.storage.follow(id)
         var kept = false
         defer { if !kept { durability.storage.unfollow(id) } }
+        // A notice of a write made after the read began may arrive before the copy is in the
+        // registry, and find nothing to mark: counted here, checked after the insert.
+        let heardBefore = noticesHeard(for: id)
         let stored: StoredSession?
         do throws(StorageError) {
             stored = try durability.storage.load(id: id)
@@ -41,6 +44,11 @@ extension LayoutAPI {
         switch store.insert(session) {
         case .inserted:
             kept = true
+            if sharedStore && noticesHeard(for: id) != heardBefore {
+                // Maybe it was for this session: checked against the store on its next use, as
+                // after lost notices (an epoch before any).
+                session.heard.withLock { $0.epoch = -1 }
+            }
             return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile
         case .full: throw Failure(Problems.tooManySessions(limit: configuration.maxSessions))  // no limit with a store

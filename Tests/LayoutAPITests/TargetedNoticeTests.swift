@@ -12,6 +12,10 @@ import TestSupport
 final class FollowingNodeStorage: ForwardingStorage, @unchecked Sendable {
     let calls = Mutex<[String]>([])
     let followed = Mutex<[String: Int]>([:])
+    /// Notices handed to the node.
+    let delivered = Mutex(0)
+    /// Runs once after the next `load`, before it answers.
+    let afterLoad = Mutex<(@Sendable () -> Void)?>(nil)
 
     override var isShared: Bool { true }
 
@@ -25,6 +29,7 @@ final class FollowingNodeStorage: ForwardingStorage, @unchecked Sendable {
                 break
             }
             handler(notice)
+            self.delivered.withLock { $0 += 1 }
         }
     }
 
@@ -43,7 +48,9 @@ final class FollowingNodeStorage: ForwardingStorage, @unchecked Sendable {
 
     override func load(id: String) throws(StorageError) -> StoredSession? {
         calls.withLock { $0.append("load \(id)") }
-        return try super.load(id: id)
+        let stored = try super.load(id: id)
+        afterLoad.withLock { f in defer { f = nil }; return f }?()
+        return stored
     }
 
     override func create(id: String, revision: Int, document: [UInt8], delegates: [String: Bool]) throws(StorageError) -> UInt64 {
@@ -99,6 +106,20 @@ struct TargetedNoticeTests {
         #expect(bStorage.following("n") == 1)
         #expect(revision(a.patch("/v1/sessions/n", #"{"views": {"root": {"frame": {"width": 500}}}}"#)) == 2)
         #expect(eventually { revision(b.send("GET", "/v1/sessions/n")) == 2 })
+    }
+
+    @Test("a write made while a node reads the session, heard before the copy is in its registry: the copy is checked on its next use")
+    func noticeBeforeInsertIsNotLost() {
+        a.put("r", Self.doc)
+        let (a, bStorage) = (a, bStorage)
+        bStorage.afterLoad.withLock { $0 = {
+            // Another node's write after b's read, whose notice reaches b before b holds the copy.
+            let before = bStorage.delivered.withLock { $0 }
+            _ = a.patch("/v1/sessions/r", #"{"views": {"root": {"frame": {"width": 500}}}}"#)
+            _ = eventually { bStorage.delivered.withLock { $0 } > before }
+        } }
+        #expect(revision(b.send("GET", "/v1/sessions/r")) == 1)  // the read, from before the write
+        #expect(revision(b.send("GET", "/v1/sessions/r")) == 2)
     }
 
     @Test("follows and unfollows balance: a read of a missing id, a copy deleted elsewhere, a session deleted here")
