@@ -70,6 +70,11 @@ extension LayoutAPI {
         if repository != nil && !reserveStoredSession() {
             return .failed(Problems.tooManySessions(limit: configuration.maxSessions))
         }
+        // Listening for the new session's writes before it exists: another node may write it as
+        // soon as it is stored. The registry undoes the follow when the copy leaves it.
+        repository?.follow(id)
+        var kept = false
+        defer { if !kept { repository?.unfollow(id) } }
         switch storeNewSession(id, state) {
         case .success(let generation):
             state.generation = generation
@@ -83,6 +88,7 @@ extension LayoutAPI {
         for _ in 0..<4 {
             switch registry.insert(session) {
             case .inserted:
+                kept = true
                 return .created
             case .full:
                 return .failed(Problems.tooManySessions(limit: configuration.maxSessions))

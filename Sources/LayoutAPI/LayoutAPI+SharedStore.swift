@@ -27,6 +27,7 @@ extension LayoutAPI {
     func heard(_ notice: StoreNotice) {
         switch notice {
         case .changed(let id, let generation, let revision, let writeID, let patch):
+            countNotice(for: id)
             guard let session = registry.peek(id) else { return }
             let change = Change(generation: generation, revision: revision, writeID: writeID,
                                 patch: patch.map { StoredPatch(revision: revision, bytes: $0) })
@@ -38,12 +39,32 @@ extension LayoutAPI {
                 }
             }
         case .deleted(let id, let generation):
+            countNotice(for: id)
             guard let session = registry.peek(id) else { return }
             mark(session, nil) { hint in if generation == hint.generation { hint.otherGeneration = true } }
         case .lost:
             noticeEpoch.withLock { $0 += 1 }
             for session in registry.all() { mark(session, nil) { _ in } }
         }
+    }
+
+    /// Counts a notice for `id` in its stripe of `noticesHeard`, before its copy is looked up.
+    private func countNotice(for id: String) {
+        let stripe = Self.noticeStripe(id)
+        noticesHeard.withLock { $0[stripe] &+= 1 }
+    }
+
+    /// Which of `noticesHeard`'s 64 counters counts the notices for `id`.
+    static func noticeStripe(_ id: String) -> Int {
+        var h: UInt32 = 2_166_136_261  // FNV-1a
+        for byte in id.utf8 { h = (h ^ UInt32(byte)) &* 16_777_619 }
+        return Int(h & 63)
+    }
+
+    /// The count of notices heard so far in the stripe of `id` (`noticesHeard`).
+    func noticesHeard(for id: String) -> Int {
+        let stripe = Self.noticeStripe(id)
+        return noticesHeard.withLock { $0[stripe] }
     }
 
     /// A write a notice told of.

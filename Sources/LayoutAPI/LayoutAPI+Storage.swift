@@ -18,6 +18,15 @@ extension LayoutAPI {
         guard let repository else { return nil }
         guard mayWait else { throw Failure(.waitNeeded) }
         let epoch = noticeEpoch.withLock { $0 }
+        // Listening for the session's writes first, then reading it: a write committed after the
+        // read began is heard (targeted notices, LayoutAPI+SharedStore.swift). The registry
+        // undoes the follow when the copy leaves it; every other way out here undoes it now.
+        repository.follow(id)
+        var kept = false
+        defer { if !kept { repository.unfollow(id) } }
+        // A notice of a write made after the read began may arrive before the copy is in the
+        // registry, and find nothing to mark: counted here, checked after the insert.
+        let heardBefore = noticesHeard(for: id)
         let stored: StoredSession?
         do throws(StorageError) {
             stored = try repository.load(id: id)
@@ -33,7 +42,14 @@ extension LayoutAPI {
                                      generation: stored.generation, writeID: stored.writeID, delegates: stored.delegates)
         let session = Session(id: id, dormant: dormant, limits: limits, epoch: epoch, repository: repository)
         switch registry.insert(session) {
-        case .inserted: return session
+        case .inserted:
+            kept = true
+            if sharedStore && noticesHeard(for: id) != heardBefore {
+                // Maybe it was for this session: checked against the store on its next use, as
+                // after lost notices (an epoch before any).
+                session.heard.withLock { $0.epoch = -1 }
+            }
+            return session
         case .exists(let other): return other  // woken by a concurrent request meanwhile
         case .full: throw Failure(Problems.tooManySessions(limit: configuration.maxSessions))  // no limit with a store
         }

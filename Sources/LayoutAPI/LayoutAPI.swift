@@ -28,6 +28,11 @@ public final class LayoutAPI: Sendable {
     /// With a shared store (several nodes): how many times notices were lost (`StoreNotice.lost`);
     /// a session whose `StoreHint.epoch` is behind it is checked against the store before use.
     let noticeEpoch: Locked<Int>
+    /// With a shared store: notices heard, counted in 64 stripes by id (`noticeStripe`), each
+    /// counted *before* the registry is looked up for its session. A read of a session compares its
+    /// stripe before and after the copy enters the registry: a notice that came in between may
+    /// have been for it and found no copy to mark (LayoutAPI+SharedStore.swift).
+    let noticesHeard = Locked([Int](repeating: 0, count: 64))
     /// Whether other nodes write the store too (`SessionStorage.isShared`).
     let sharedStore: Bool
     /// Where sessions with subscribers catch up with writes of other nodes (`heard(_:)`), one at
@@ -65,7 +70,8 @@ public final class LayoutAPI: Sendable {
                                   maxResident: configuration.maxResidentSessions,
                                   maxResidentBytes: configuration.maxResidentBytes,
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
-                                  clock: configuration.clock, copiesOnly: storage != nil)
+                                  clock: configuration.clock, copiesOnly: storage != nil,
+                                  released: { [storage] id in storage?.unfollow(id) })
         self.cors = CORS(origins: configuration.corsOrigins)
         self.limits = configuration.documentLimits
         self.repository = repository

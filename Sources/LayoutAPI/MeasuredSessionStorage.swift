@@ -99,6 +99,8 @@ final class MeasuredSessionStorage: SessionStorage {
     func close() { base.close() }
     var isShared: Bool { base.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { base.observe(handler) }
+    func follow(_ id: String) { base.follow(id) }
+    func unfollow(_ id: String) { base.unfollow(id) }
     // Readiness's own call (`StoreHealth`), once a second at most: reported there, not timed.
     func probe(write: Bool) throws(StorageError) { try base.probe(write: write) }
 }

@@ -53,6 +53,9 @@ final class SessionRegistry: Sendable {
     /// Seconds; 0 or less: sessions never expire.
     let idleTimeout: Double
     let clock: @Sendable () -> Double
+    /// Called with the id of each session that leaves the registry (removed or expired): with a
+    /// shared store, the node stops following its writes (`SessionStorage.unfollow`).
+    let released: @Sendable (String) -> Void
 
     /// Set (for good) when the resident budget first puts a session to sleep: until then every
     /// session held is resident, and no request on one needs a wake (`LayoutAPI.isExpensive`).
@@ -72,8 +75,10 @@ final class SessionRegistry: Sendable {
     var residentBatch: Int { max(1, maxResident / 16) }
 
     init(maxSessions: Int, maxResident: Int = 0, maxResidentBytes: Int = 0, idleTimeout: Double,
-         clock: @escaping @Sendable () -> Double, copiesOnly: Bool = false) {
+         clock: @escaping @Sendable () -> Double, copiesOnly: Bool = false,
+         released: @escaping @Sendable (String) -> Void = { _ in }) {
         self.copiesOnly = copiesOnly
+        self.released = released
         self.maxSessions = maxSessions
         self.maxResident = maxResident
         self.maxResidentBytes = maxResidentBytes
@@ -161,7 +166,10 @@ final class SessionRegistry: Sendable {
             drop(session.id, from: &t)
             return true
         }
-        if removed { session.uncount() }
+        if removed {
+            session.uncount()
+            released(session.id)
+        }
     }
 
     /// Drops every expired session now; returns how many.
@@ -259,6 +267,7 @@ final class SessionRegistry: Sendable {
         guard !sessions.isEmpty else { return }
         for s in sessions {
             s.uncount()
+            released(s.id)
             s.retire()
             // A copy (`copiesOnly`) has no streams: the session lives on in the store.
             s.events.end(sessionID: s.id, reason: "expired")

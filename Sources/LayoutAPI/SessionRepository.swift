@@ -5,7 +5,7 @@ import Primitives
 import Storage
 
 /// The one component that changes what the session store holds (issue 28): a session's create,
-/// the commit of each revision (`SessionState.commit` writes here at its durability seam), its
+/// the commit of each revision (`SessionState.commit` writes here at its repository seam), its
 /// snapshots, its delete, its expiry and the uses recorded for expiry, and the readiness probe's
 /// write. Nothing else in the API writes to `SessionStorage`; reads (`load`, `count`) go through
 /// here too. It also maps a failed call to an answer. Nil in `LayoutAPI` with `store: memory`.
@@ -35,6 +35,11 @@ struct SessionRepository: Sendable {
 
     /// Whether other nodes write the store too.
     var isShared: Bool { storage.isShared }
+
+    /// Starts (`follow`) or stops (`unfollow`) hearing the store's notices of `id`'s writes
+    /// (targeted notices: a node listens to the sessions it holds copies of).
+    func follow(_ id: String) { storage.follow(id) }
+    func unfollow(_ id: String) { storage.unfollow(id) }
 
     /// The store's readiness probe (`SessionStorage.probe`): a read, or a one-row write.
     func probe(write: Bool) throws(StorageError) { try storage.probe(write: write) }

@@ -48,6 +48,7 @@ extension PostgresListener {
             case .stopped: PQfinish(raw); return .stopped
             case .timedOut: PQfinish(raw); return .failed
             case .ready: state = PQconnectPoll(raw)
+            case .kicked: continue  // (this wait is not kickable)
             }
         }
         PQfinish(raw)
@@ -56,8 +57,10 @@ extension PostgresListener {
 
     /// Listens on `connection` and delivers its notifications until it breaks, falls silent, or
     /// `stop` is called; calls `listening` once the `LISTEN`s are answered. Sends the heartbeat
-    /// every `heartbeatSeconds`, one statement at a time (a new one only once the last is
-    /// answered: a hung server gets no pile of them).
+    /// every `heartbeatSeconds` and the `LISTEN`s and `UNLISTEN`s that follow the buckets wanted
+    /// (`follow`), one statement at a time (a new one only once the last is answered: a hung
+    /// server gets no pile of them); a bucket change goes before a heartbeat, since a request may
+    /// be waiting for it.
     func listen(on connection: PostgresConnection, listening: () -> Void) -> End {
         let handle = connection.handle
         // Non-blocking: a send or a flush never waits for a server that does not read, and
@@ -67,17 +70,31 @@ extension PostgresListener {
         var busy = false
         var heard = MonotonicTime.now
         var nextBeat = heard
+        /// The buckets of the statement in flight, settled when it is answered.
+        var changing: (listen: Set<Int>, unlisten: Set<Int>)?
         func send(_ sql: String) -> Bool {
             busy = PQsendQuery(handle, sql) == 1
             return busy
         }
+        func statements(_ changes: (listen: Set<Int>, unlisten: Set<Int>)) -> String {
+            (changes.listen.sorted().map { "LISTEN \(NoticeBuckets.channel($0))" }
+             + changes.unlisten.sorted().map { "UNLISTEN \(NoticeBuckets.channel($0))" }).joined(separator: "; ")
+        }
         // synchronous_commit off: each heartbeat is a transaction (NOTIFY takes a transaction id)
         // that need not wait for a WAL flush; it only has to come back.
-        guard send("SET synchronous_commit = off; LISTEN \(Self.channel); LISTEN \(heartbeatChannel)") else { return .broken }
+        let first = (listen: bucketsToListen(), unlisten: Set<Int>())
+        changing = first
+        let buckets = first.listen.isEmpty ? "" : "; " + statements(first)
+        guard send("SET synchronous_commit = off; LISTEN \(Self.channel); LISTEN \(heartbeatChannel)" + buckets)
+        else { return .broken }
         while true {
             let now = MonotonicTime.now
             let silentAt = heard.adding(seconds: silence)
             if !(now < silentAt) { return .silent }
+            if isListening && !busy, let changes = bucketChanges() {
+                changing = changes
+                guard send(statements(changes)) else { return .broken }
+            }
             if isListening && !busy && !(now < nextBeat) {
                 guard send("NOTIFY \(heartbeatChannel)") else { return .broken }
                 nextBeat = now.adding(seconds: Self.heartbeatSeconds)
@@ -86,9 +103,9 @@ extension PostgresListener {
             if flushed < 0 { return .broken }
             let until = isListening && !busy ? min(silentAt, nextBeat) : silentAt
             let events = Int16(POLLIN) | (flushed == 1 ? Int16(POLLOUT) : 0)
-            switch wait(for: PQsocket(handle), events, until: until) {
+            switch wait(for: PQsocket(handle), events, until: until, kickable: isListening && !busy) {
             case .stopped: return .stopped
-            case .timedOut: continue
+            case .timedOut, .kicked: continue
             case .ready: break
             }
             if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK { return .broken }
@@ -98,6 +115,10 @@ extension PostgresListener {
                     if !isListening {
                         isListening = true
                         listening()
+                    }
+                    if let changes = changing {
+                        changing = nil
+                        settled(listen: changes.listen, unlisten: changes.unlisten)
                     }
                     break
                 }
@@ -111,7 +132,9 @@ extension PostgresListener {
                 let channel = String(cString: raw.pointee.relname)
                 let payload = raw.pointee.extra.map { String(cString: $0) } ?? ""
                 PQfreemem(raw)
-                guard channel == Self.channel, let notice = Self.decode(payload) else { continue }
+                // Every channel but the heartbeat's: the buckets followed, and the channel of nodes
+                // not yet upgraded (see the type's comment).
+                guard channel != heartbeatChannel, let notice = Self.decode(payload) else { continue }
                 deliver(notice)
             }
         }

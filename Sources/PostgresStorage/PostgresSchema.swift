@@ -80,22 +80,24 @@ enum PostgresSchema {
     }
 }
 
-/// The statements, prepared on each connection on first use.
+/// The statements, prepared on each connection on first use. A write that changes a session
+/// notifies its bucket's channel (`NoticeBuckets`), passed as a parameter.
 enum SQL {
-    private static let notifyChanged =
-        "pg_notify('layoutd_sessions', 'c ' || generation || ' ' || revision || ' ' || write_id || ' ' || id)"
+    private static func notifyChanged(_ channel: String) -> String {
+        "pg_notify(\(channel), 'c ' || generation || ' ' || revision || ' ' || write_id || ' ' || id)"
+    }
     /// A PATCH's notice carries the patch (hex: a payload is text without NUL, and must stay under
     /// PostgreSQL's 8000 bytes), so that nodes following the session apply it without a read;
     /// a larger patch sends the plain notice.
     private static let notifyAppended = """
-        pg_notify('layoutd_sessions', CASE WHEN length($4) <= \(maxNoticePatchBytes)
+        pg_notify($9, CASE WHEN length($4) <= \(maxNoticePatchBytes)
             THEN 'p ' || generation || ' ' || revision || ' ' || write_id || ' ' || encode($4, 'hex') || ' ' || id
             ELSE 'c ' || generation || ' ' || revision || ' ' || write_id || ' ' || id END)
         """
     static let maxNoticePatchBytes = 3_800
 
-    /// $1 id, $2 revision, $3 document, $4 delegates, $5 now, $6 write id → the new generation;
-    /// no row: the id exists.
+    /// $1 id, $2 revision, $3 document, $4 delegates, $5 now, $6 write id, $7 channel → the new
+    /// generation; no row: the id exists.
     static let create = PostgresStatement(name: "create", sql: """
         WITH s AS (
             INSERT INTO layoutd_sessions (id, generation, revision, snapshot, snapshot_revision, snapshot_bytes,
@@ -103,11 +105,11 @@ enum SQL {
             VALUES ($1, nextval('layoutd_generation'), $2, $3, $2, length($3), 0, 0, $4, $5, $6)
             ON CONFLICT (id) DO NOTHING
             RETURNING id, generation, revision, write_id)
-        SELECT generation, \(notifyChanged) FROM s
-        """, types: [.text, .int4, .bytea, .text, .float8, .int8])
+        SELECT generation, \(notifyChanged("$7")) FROM s
+        """, types: [.text, .int4, .bytea, .text, .float8, .int8, .text])
 
     /// $1 id, $2 generation, $3 revision, $4 document, $5 delegates, $6 now, $7 base write id,
-    /// $8 new write id; no row: fenced off.
+    /// $8 new write id, $9 channel; no row: fenced off.
     static let replace = PostgresStatement(name: "replace", sql: """
         WITH s AS (
             UPDATE layoutd_sessions SET revision = $3, snapshot = $4, snapshot_revision = $3, snapshot_bytes = length($4),
@@ -115,11 +117,11 @@ enum SQL {
             WHERE id = $1 AND generation = $2 AND revision = $3 - 1 AND write_id = $7
             RETURNING id, generation, revision, write_id),
         d AS (DELETE FROM layoutd_patches p USING s WHERE p.id = s.id)
-        SELECT \(notifyChanged) FROM s
-        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8])
+        SELECT \(notifyChanged("$9")) FROM s
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8, .text])
 
     /// $1 id, $2 generation, $3 revision, $4 patch, $5 delegates (null: unchanged), $6 now, $7 base
-    /// write id, $8 new write id → patch_count, patch_bytes, snapshot_bytes after it; no row: fenced
+    /// write id, $8 new write id, $9 channel → patch_count, patch_bytes, snapshot_bytes after it; no row: fenced
     /// off. A patch row already at (id, revision) can only be a leftover (the fence passed): it is
     /// overwritten.
     static let append = PostgresStatement(name: "append", sql: """
@@ -133,7 +135,7 @@ enum SQL {
             INSERT INTO layoutd_patches (id, generation, revision, bytes) SELECT id, generation, revision, $4 FROM s
             ON CONFLICT (id, revision) DO UPDATE SET generation = excluded.generation, bytes = excluded.bytes)
         SELECT patch_count, patch_bytes, snapshot_bytes, \(notifyAppended) FROM s
-        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8])
+        """, types: [.text, .int8, .int4, .bytea, .text, .float8, .int8, .int8, .text])
 
     /// $1 id, $2 generation, $3 revision (the stored one), $4 document, $5 its write id (null:
     /// any); no row: fenced off. No notice: the session's content does not change.
@@ -157,10 +159,11 @@ enum SQL {
     static let expireSession = PostgresStatement(name: "expire_session", sql: """
         DELETE FROM layoutd_sessions WHERE id = $1 AND generation = $2 AND last_used < $3 RETURNING revision
         """, types: [.text, .int8, .float8])
+    /// $1 id, $2 generation, $3 channel.
     static let deletePatches = PostgresStatement(name: "delete_patches", sql: """
         WITH d AS (DELETE FROM layoutd_patches WHERE id = $1)
-        SELECT pg_notify('layoutd_sessions', 'd ' || $2 || ' ' || $1)
-        """, types: [.text, .int8])
+        SELECT pg_notify($3, 'd ' || $2 || ' ' || $1)
+        """, types: [.text, .int8, .text])
 
     /// $1 a JSON array of `{"id", "g", "t"}` (the uses of `touch(_:)`): each session of that
     /// generation gets the later of its stored use and the given one, in one statement.
@@ -170,13 +173,19 @@ enum SQL {
         WHERE s.id = u.id COLLATE "C" AND s.generation = u.g AND s.last_used < u.t
         """, types: [.text])
 
-    /// $1 time → the sessions last used before it, deleted with their patches, each told to the
-    /// other nodes as a delete.
+    /// $1 time → the sessions last used before it, deleted with their patches. Each is told to
+    /// the other nodes as a delete by `notifyMany` in the same transaction: the channels are
+    /// computed in Swift (`NoticeBuckets`) from the ids this statement answers.
     static let expire = PostgresStatement(name: "expire", sql: """
         WITH d AS (DELETE FROM layoutd_sessions WHERE last_used < $1 RETURNING id, generation),
         p AS (DELETE FROM layoutd_patches USING d WHERE layoutd_patches.id = d.id)
-        SELECT id, generation, pg_notify('layoutd_sessions', 'd ' || generation || ' ' || id) FROM d
+        SELECT id, generation FROM d
         """, types: [.float8])
+
+    /// $1 a JSON array of `[channel, payload]` pairs: one notification each, sent at commit.
+    static let notifyMany = PostgresStatement(name: "notify_many", sql: """
+        SELECT pg_notify(n->>0, n->>1) FROM json_array_elements($1::json) AS n
+        """, types: [.text])
 
     /// $1 id, $2 generation, $3 time; no row: fenced off.
     static let touch = PostgresStatement(name: "touch", sql: """

@@ -7,7 +7,8 @@ extension PostgresSessionStorage {
         return try write { c throws(StorageError) -> UInt64 in
             let rows = try c.run(SQL.create, [.text(id), .int(revision), .bytes(document),
                                               .text(Self.delegateText(delegates)), .double(now),
-                                              Self.value(WriteChain.created(document))])
+                                              Self.value(WriteChain.created(document)),
+                                              .text(NoticeBuckets.channel(of: id))])
             guard rows.count == 1 else { throw try conflict(c, id, 0, 0) }
             return UInt64(rows.int(0, 0))
         }
@@ -21,7 +22,7 @@ extension PostgresSessionStorage {
             let writeID = WriteChain.replaced(after: base, document)
             let rows = try c.run(SQL.replace, [.text(id), .int(Int(generation)), .int(revision), .bytes(document),
                                                .text(Self.delegateText(delegates)), .double(now),
-                                               Self.value(base), Self.value(writeID)])
+                                               Self.value(base), Self.value(writeID), .text(NoticeBuckets.channel(of: id))])
             if rows.count != 1 { throw try conflict(c, id, generation, revision - 1, base) }
         }
     }
@@ -35,7 +36,7 @@ extension PostgresSessionStorage {
             let writeID = WriteChain.patched(after: base, patch)
             let rows = try c.run(SQL.append, [.text(id), .int(Int(generation)), .int(revision), .bytes(patch),
                                               delegates.map { .text(Self.delegateText($0)) } ?? .null, .double(now),
-                                              Self.value(base), Self.value(writeID)])
+                                              Self.value(base), Self.value(writeID), .text(NoticeBuckets.channel(of: id))])
             guard rows.count == 1 else { throw try conflict(c, id, generation, revision - 1, base) }
             return AppendResult(snapshotDue: policy.isDue(patchCount: rows.int(0, 0), patchBytes: rows.int(0, 1),
                                                           snapshotBytes: rows.int(0, 2)))
@@ -74,7 +75,7 @@ extension PostgresSessionStorage {
                     if idleBefore != nil { return false }
                     throw try conflict(c, id, generation, nil)
                 }
-                _ = try c.run(SQL.deletePatches, [.text(id), .int(Int(generation))])
+                _ = try c.run(SQL.deletePatches, [.text(id), .int(Int(generation)), .text(NoticeBuckets.channel(of: id))])
                 try c.execute("COMMIT")
                 return true
             } catch {
@@ -114,10 +115,34 @@ extension PostgresSessionStorage {
         try write { c throws(StorageError) in _ = try c.run(SQL.touchMany, [.text(json)]) }
     }
 
+    /// One transaction: the delete, then a delete notice to each session's bucket (sent at the
+    /// commit, so no node hears of a delete that did not happen, nor misses one that did).
     public func expire(before time: Double) throws(StorageError) -> [SessionKey] {
         try write { c throws(StorageError) -> [SessionKey] in
-            let rows = try c.run(SQL.expire, [.double(time)])
-            return (0..<rows.count).map { SessionKey(id: rows.text($0, 0), generation: UInt64(rows.int($0, 1))) }
+            try c.execute("BEGIN")
+            do throws(StorageError) {
+                let rows = try c.run(SQL.expire, [.double(time)])
+                let expired = (0..<rows.count).map { SessionKey(id: rows.text($0, 0), generation: UInt64(rows.int($0, 1))) }
+                if !expired.isEmpty {
+                    var w = JSONWriter(capacity: expired.count * 64)
+                    w.appendRaw("[")
+                    for (i, key) in expired.enumerated() {
+                        if i > 0 { w.appendRaw(",") }
+                        w.appendRaw("[")
+                        w.appendString(NoticeBuckets.channel(of: key.id))
+                        w.appendRaw(",")
+                        w.appendString("d \(key.generation) \(key.id)")
+                        w.appendRaw("]")
+                    }
+                    w.appendRaw("]")
+                    _ = try c.run(SQL.notifyMany, [.text(String(decoding: w.bytes, as: UTF8.self))])
+                }
+                try c.execute("COMMIT")
+                return expired
+            } catch {
+                if c.isConnected && !c.isIdleOutsideTransaction { _ = try? c.execute("ROLLBACK") }
+                throw error
+            }
         }
     }
 

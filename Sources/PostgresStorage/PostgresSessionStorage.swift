@@ -12,8 +12,9 @@ import Storage
 /// `UPDATE … WHERE id = $1 AND generation = $2 AND revision = $3 - 1` finds no row when another
 /// node wrote first (the row lock makes the second writer wait, then re-read the row), and patches
 /// have (id, revision) as primary key. A write that finds nothing reads what is stored and throws
-/// `.conflict`. Every write that changes a session calls `pg_notify('layoutd_sessions', …)` in its
-/// transaction, delivered to every listening node at commit (`observe`).
+/// `.conflict`. Every write that changes a session calls `pg_notify` on the session's bucket
+/// channel (`NoticeBuckets`) in its transaction, delivered at commit to the nodes that follow that
+/// bucket (`follow`, `observe`).
 ///
 /// Connection loss: a call that cannot reach the server throws `.unavailable` (the API answers
 /// 503 with Retry-After) and a later call connects again by itself. A write whose connection broke
@@ -102,8 +103,16 @@ public final class PostgresSessionStorage: SessionStorage, @unchecked Sendable {
         listener.add(handler)
     }
 
+    /// Listens on the bucket of `id` (`NoticeBuckets`) while this node holds a copy of it.
+    public func follow(_ id: String) { listener.follow(NoticeBuckets.bucket(of: id)) }
+
+    public func unfollow(_ id: String) { listener.unfollow(NoticeBuckets.bucket(of: id)) }
+
     /// The server process of the listening connection, 0 while none listens (tests stop it).
     var listenerBackendPID: Int32 { listener.backendPID }
+
+    /// The buckets whose channels the listener listens on now (tests).
+    var listenedBuckets: Set<Int> { listener.listenedBuckets }
 
     // MARK: reads
 

@@ -85,6 +85,16 @@ public protocol SessionStorage: AnyObject, Sendable {
     /// not block for long). A store nobody else writes never calls it.
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void)
 
+    /// This node holds, or is about to read, a copy of session `id`: a shared store tells it of
+    /// writes to `id` from now on (`observe`; PostgreSQL: a `LISTEN` on the id's bucket), and
+    /// returns once that is in place, so that a read of the session made after the call misses no
+    /// write. Balanced by one `unfollow` when the copy is dropped. Stores nobody else writes, and
+    /// the in-memory store (it tells every observer of every write), do nothing.
+    func follow(_ id: String)
+
+    /// The copy `follow` was called for is dropped.
+    func unfollow(_ id: String)
+
     /// Checks cheaply that the store answers now, for readiness (`GET /readyz`, asked at most once
     /// a second): `write` false reads one small row; `write` true writes one (a probe row, never a
     /// session) and commits it, as durable as any write, so that it fails where a session's write
@@ -95,6 +105,9 @@ public protocol SessionStorage: AnyObject, Sendable {
 }
 
 extension SessionStorage {
+    public func follow(_ id: String) {}
+    public func unfollow(_ id: String) {}
+
     /// `replace` fenced on the revision alone: for tools and tests that are the store's only writer.
     public func replace(id: String, generation: UInt64, revision: Int, document: [UInt8],
                         delegates: [String: Bool]) throws(StorageError) {

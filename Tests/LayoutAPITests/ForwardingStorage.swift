@@ -38,5 +38,7 @@ class ForwardingStorage: SessionStorage, @unchecked Sendable {
     func close() { inner.close() }
     var isShared: Bool { inner.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
+    func follow(_ id: String) { inner.follow(id) }
+    func unfollow(_ id: String) { inner.unfollow(id) }
     func probe(write: Bool) throws(StorageError) { try inner.probe(write: write) }
 }

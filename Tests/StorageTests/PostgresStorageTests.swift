@@ -58,6 +58,7 @@ struct PostgresStorageTests {
         b.observe { notice in seen.withLock { $0.append(notice) } }
         // The listener is up once a notice of a write made after observe arrives.
         #expect(eventually(timeout: 10) { listeners(database) == 1 })
+        b.follow("n")  // b holds a copy of "n": it hears of its writes (targeted notices)
         let g = try a.create(id: "n", revision: 1, document: document(views: 2), delegates: [:])
         try a.appendPatch(id: "n", generation: g, revision: 2, patch: constantPatch(0, 1), delegates: nil)
         try a.replace(id: "n", generation: g, revision: 3, document: document(views: 3), delegates: [:])
@@ -95,6 +96,7 @@ struct PostgresStorageTests {
         b.observe { notice in seen.withLock { $0.append(notice) } }
         #expect(eventually(timeout: 10) { listeners(database) == 1 })
         #expect(seen.withLock { $0 }.isEmpty)  // a first connection that worked lost nothing
+        b.follow("after")
         let first = b.listenerBackendPID
         try database.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                          + "AND application_name LIKE 'layoutd listener %'")
@@ -113,6 +115,7 @@ struct PostgresStorageTests {
         let seen = Locked<[StoreNotice]>([])
         b.observe { notice in seen.withLock { $0.append(notice) } }
         #expect(eventually(timeout: 10) { b.listenerBackendPID != 0 })
+        b.follow("after")
         let hung = b.listenerBackendPID
         // Stopped, not killed: its socket stays open and silent, which keepalives take ~15 s to see.
         #expect(kill(hung, SIGSTOP) == 0)

@@ -84,6 +84,8 @@ final class DefaultsOnly: SessionStorage {
     func close() { inner.close() }
     var isShared: Bool { inner.isShared }
     func observe(_ handler: @escaping @Sendable (StoreNotice) -> Void) { inner.observe(handler) }
+    func follow(_ id: String) { inner.follow(id) }
+    func unfollow(_ id: String) { inner.unfollow(id) }
     func probe(write: Bool) throws(StorageError) { try inner.probe(write: write) }
 }
 
