@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Storage
 
 extension SQLiteSessionStorage {
@@ -71,8 +74,13 @@ extension SQLiteSessionStorage {
         }
         try exclusive { c throws(StorageError) in
             try c.execute("PRAGMA incremental_vacuum")
-            // TRUNCATE: the log is copied into the file, synced, and cut to zero bytes.
-            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            // TRUNCATE: the log is copied into the file, synced, and cut to zero bytes. It answers
+            // "busy" (first column 1) rather than an error when a reader still needs the log: a
+            // reader's transaction is short, so it is asked again for up to a second.
+            for _ in 0..<100 {
+                if try c.integer("PRAGMA wal_checkpoint(TRUNCATE)") == 0 { break }
+                usleep(10_000)
+            }
         }
         report.fileBytesAfter = fileBytes
         return report

@@ -593,7 +593,7 @@ struct APIOverHTTPTests {
     @Test("SIGTERM with solves in flight on several connections: every answer completes, exit 0 within 5 s")
     func sigtermWithRequestsInFlight() throws {
         let daemon = try Daemon(["--shutdown-grace-seconds", "4"])
-        let document = Array(Documents.chain(100).utf8)
+        let document = Array(Documents.chain(400).utf8)
         // Connections accepted (one request each) before the signal.
         let connections = try (0..<4).map { _ in try daemon.connect(timeoutSeconds: 15) }
         for connection in connections {
