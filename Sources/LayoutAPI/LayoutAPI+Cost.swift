@@ -17,7 +17,7 @@ extension LayoutAPI {
     /// session first (not in memory; on a shared store, possibly behind). What stays on the loop is
     /// a read of a session in memory, made with `mayWait` false: should another request hold the
     /// session meanwhile (a write waiting for the store), the API answers `mustWait` and the
-    /// daemon sends the request off the loop then (`isWaitingRead`).
+    /// daemon sends the request off the loop then (`readsMustNotWait`, layoutd's `Router`).
     public func isExpensive(_ request: APIRequest) -> Bool {
         if request.body.count >= configuration.expensiveBytes { return true }
         // Only a wake costs more than the body: without a store no session is loaded, and every

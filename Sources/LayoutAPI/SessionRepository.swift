@@ -5,9 +5,9 @@ import Primitives
 import Storage
 
 /// The one component that changes what the session store holds (issue 28): a session's create,
-/// the commit of each revision (`SessionState.commit` writes here at its repository seam), its
+/// the commit of each revision (`SessionState.commit` writes here at its durability seam), its
 /// snapshots, its delete, its expiry and the uses recorded for expiry, and the readiness probe's
-/// write. Nothing else in the API writes to `SessionStorage`; reads (`load`, `count`) go through
+/// write. Nothing else in the API writes to `SessionStorage`; session reads (`load`) go through
 /// here too. It also maps a failed call to an answer. Nil in `LayoutAPI` with `store: memory`.
 struct SessionRepository: Sendable {
     private let storage: any SessionStorage

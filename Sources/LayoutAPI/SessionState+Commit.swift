@@ -15,7 +15,7 @@ extension SessionState {
     ///    array the edit touches (measured: 107 µs on a 50-view session's PATCH, more than the
     ///    rest of the request), where a refused write, which almost never happens, costs one
     ///    fresh solve (`rollBack`).
-    /// 2. **The repository seam.** Only the system has changed so far. The store (`durable`,
+    /// 2. **The durability seam.** Only the system has changed so far. The store (`durable`,
     ///    written by `SessionRepository.write`) appends
     ///    `CommitRecord(change: change.logged, revision: revision + 1,
     ///    delegates: system.rememberedDelegates)` here, before anything else changes and before
@@ -68,7 +68,7 @@ extension SessionState {
         }
         if isEdit { APIMetrics.record(stats) }
 
-        // 2. The repository seam (see above): nothing but `system` has changed yet.
+        // 2. The durability seam (see above): nothing but `system` has changed yet.
         var snapshotDue = false
         let nextWriteID: UInt64
         switch change.logged {
