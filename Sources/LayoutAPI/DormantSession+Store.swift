@@ -44,8 +44,13 @@ extension SessionRepository {
     /// The canonical document of a stored session: its patches replayed by the API's own rule and
     /// read back into its member index; nil when they do not replay.
     static func canonical(of stored: StoredSession) -> CanonicalDocument? {
-        guard let bytes = try? stored.document(replay: replay),
-              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else { return nil }
-        return CanonicalDocument(json)
+        document(of: stored).map(CanonicalDocument.init)
+    }
+
+    /// The stored session's document: its patches replayed by the API's own rule, parsed; nil
+    /// when they do not replay. The one place a stored session is read back.
+    static func document(of stored: StoredSession) -> JSONValue? {
+        guard let bytes = try? stored.document(replay: replay) else { return nil }
+        return try? JSONParser.parse(bytes, maxDepth: 1024)
     }
 }

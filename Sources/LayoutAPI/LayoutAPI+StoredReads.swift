@@ -22,8 +22,7 @@ extension LayoutAPI {
     /// it is beyond this server's limits (it would otherwise wake dead and answer 404 "never
     /// existed" while still stored and counted, issue 27). Never deletes anything.
     func readableDocument(of stored: StoredSession) throws(Failure) -> JSONValue {
-        guard let bytes = try? stored.document(replay: SessionRepository.replay),
-              let json = try? JSONParser.parse(bytes, maxDepth: 1024) else {
+        guard let json = SessionRepository.document(of: stored) else {
             throw Failure(Problems.storeUnreadable("session '\(stored.id)': its stored patches do not replay"))
         }
         if let excess = limits.exceeded(by: json) {
