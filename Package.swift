@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry", "Access"]),
+        // API keys (issue 29): the keys file, SHA-256/HMAC, constant-time comparison, rate limits, stream tokens.
+        .target(name: "Access", dependencies: ["Primitives"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: the CPUs of the affinity mask, the header pre-scan, and in
         // LibeventInternals.c every use of libevent beyond its documented API (http_struct.h fields,
@@ -79,7 +81,7 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives", "JSON"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
-            "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry",
+            "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry", "Access",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -93,7 +95,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry", "Access"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

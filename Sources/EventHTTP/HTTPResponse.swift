@@ -33,6 +33,20 @@ public enum HTTPResponse: Sendable {
     }
 
     /// The status and headers of a complete or streamed response; nil for offloaded work.
+    /// Sets the head's `logNote` of a complete or streamed answer (an offloaded one has no head yet).
+    public mutating func setLogNote(_ note: String?) {
+        switch self {
+        case .complete(var head, let body):
+            head.logNote = note
+            self = .complete(head, body: body)
+        case .streamed(var head, let start):
+            head.logNote = note
+            self = .streamed(head, start)
+        case .offloaded:
+            break
+        }
+    }
+
     public var head: HTTPHead? {
         switch self {
         case .complete(let head, _), .streamed(let head, _): return head
@@ -162,6 +176,9 @@ public enum HTTPResponse: Sendable {
 public struct HTTPHead: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
+    /// What the host's access log adds to this request's line (layoutd: the API key's name);
+    /// never sent.
+    public var logNote: String?
 
     public init(status: Int, headers: [(name: String, value: String)] = []) {
         self.status = status

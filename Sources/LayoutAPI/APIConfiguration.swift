@@ -51,6 +51,9 @@ public struct APIConfiguration: Sendable {
     /// the ones held back) and of the store taking writes again: the daemon logs them. Not in
     /// `init`: a host without a log leaves it nil.
     public var onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil
+    /// Access control: keys, tenants, rate limits (`AccessPolicy`); nil: every request is
+    /// answered, as the one tenant-less user. Not in `init`: the daemon reads a keys file for it.
+    public var access: AccessPolicy? = nil
 
     public init(maxBodyBytes: Int = 1_048_576, maxViews: Int = 20_000, maxConstraints: Int = 100_000,
                 maxSessions: Int = 10_000, maxResidentSessions: Int = 0, maxResidentBytes: Int = 0,

@@ -10,7 +10,7 @@ enum APIDescription {
   "title": "layoutd",
   "version": "1",
   "summary": "Auto Layout as an HTTP service.",
-  "description": "layoutd takes layout documents (views and Auto Layout-style constraints, as JSON) and answers the\nframe of every view, solved with a Cassowary constraint solver. Solve a document once, or keep it\nin a **session** and edit it with JSON merge patches, each re-solved incrementally.\n\nThis file is the machine-readable form of [docs/http.md](http.md) (the reference prose) and is\nserved by the daemon at `GET /openapi.json` and `GET /openapi.yaml`, self-contained (the layout\ndocument's JSON Schema, [layout-document.schema.json](layout-document.schema.json), served at\n`GET /schemas/layout-document.json`, is included under `components/schemas/LayoutDocument`).\nA test fails when a route, method or status exists in the code and not here, or the reverse\n(`Tests/LayoutAPITests/OpenAPIContractTests.swift`); `scripts/api-fuzz` runs schemathesis\nagainst a real daemon from this file.\n\n**Every answer** carries `X-Request-Id` (the request's own when it sent a valid one, else a\ngenerated one), and every error is `application/problem+json` (RFC 9457) with a `requestId`\nmember, so that a report can be matched to the access log line.\n\n**Errors of the transport**, answered before a request reaches a route (so they are not listed\nunder each operation), all `application/problem+json` and closing the connection: 400\n`/problems/bad-request` (request line or headers not HTTP/1.x or over `maxHeaderBytes`,\nrequest-smuggling building blocks), 413 `/problems/body-too-large` (a body far over the limit),\n417 `/problems/expectation-failed`, 501 `/problems/method-not-implemented` (a method other than\nGET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS) and `/problems/not-implemented` (a transfer\ncoding before `chunked`), 505 `/problems/http-version-not-supported`, 503 while the daemon shuts\ndown. A path that names no route answers 404 `/problems/not-found`; a method a route does not\nanswer, 405 `/problems/method-not-allowed` with `Allow`.\n\n**CORS**: with `corsOrigins` configured, every answer carries `Vary: Origin`; an answer to an\nallowed `Origin` also carries `Access-Control-Allow-Origin` and\n`Access-Control-Expose-Headers: ETag, Location, Server-Timing`; a preflight (`OPTIONS` with\n`Access-Control-Request-Method`) gets `Access-Control-Allow-Methods`,\n`Access-Control-Allow-Headers: Content-Type, If-Match, If-None-Match` and\n`Access-Control-Max-Age: 600`.\n",
+  "description": "layoutd takes layout documents (views and Auto Layout-style constraints, as JSON) and answers the\nframe of every view, solved with a Cassowary constraint solver. Solve a document once, or keep it\nin a **session** and edit it with JSON merge patches, each re-solved incrementally.\n\nThis file is the machine-readable form of [docs/http.md](http.md) (the reference prose) and is\nserved by the daemon at `GET /openapi.json` and `GET /openapi.yaml`, self-contained (the layout\ndocument's JSON Schema, [layout-document.schema.json](layout-document.schema.json), served at\n`GET /schemas/layout-document.json`, is included under `components/schemas/LayoutDocument`).\nA test fails when a route, method or status exists in the code and not here, or the reverse\n(`Tests/LayoutAPITests/OpenAPIContractTests.swift`); `scripts/api-fuzz` runs schemathesis\nagainst a real daemon from this file.\n\n**Every answer** carries `X-Request-Id` (the request's own when it sent a valid one, else a\ngenerated one), and every error is `application/problem+json` (RFC 9457) with a `requestId`\nmember, so that a report can be matched to the access log line.\n\n**Errors of the transport**, answered before a request reaches a route (so they are not listed\nunder each operation), all `application/problem+json` and closing the connection: 400\n`/problems/bad-request` (request line or headers not HTTP/1.x or over `maxHeaderBytes`,\nrequest-smuggling building blocks), 413 `/problems/body-too-large` (a body far over the limit),\n417 `/problems/expectation-failed`, 501 `/problems/method-not-implemented` (a method other than\nGET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS) and `/problems/not-implemented` (a transfer\ncoding before `chunked`), 505 `/problems/http-version-not-supported`, 503 while the daemon shuts\ndown. A path that names no route answers 404 `/problems/not-found`; a method a route does not\nanswer, 405 `/problems/method-not-allowed` with `Allow`.\n\n**CORS**: with `corsOrigins` configured, every answer carries `Vary: Origin`; an answer to an\nallowed `Origin` also carries `Access-Control-Allow-Origin` and\n`Access-Control-Expose-Headers: ETag, Location, Server-Timing, X-Request-Id, Retry-After, RateLimit,\nRateLimit-Policy, WWW-Authenticate`; a preflight (`OPTIONS` with `Access-Control-Request-Method`)\ngets `Access-Control-Allow-Methods`, `Access-Control-Allow-Headers: Authorization, Content-Type,\nIf-Match, If-None-Match, X-Request-Id, Last-Event-ID` and `Access-Control-Max-Age: 600`.\n\n**Access control** (docs/http.md \"Access control\"): a daemon started with `--api-keys` answers\n`/v1/...` and `/metrics` only with `Authorization: Bearer <key>` (401 `/problems/unauthorized`\notherwise); a read-only key may not change sessions (403 `/problems/forbidden`); a key's rate\nlimit answers 429 `/problems/rate-limited` and its tenant's session quota 429\n`/problems/session-quota`. Each tenant sees only its own sessions (another tenant's answer 404).\nWithout a keys file (loopback only, or `--allow-anonymous`) no key is needed.\n",
   "license": {
    "name": "see the repository",
    "identifier": "NOASSERTION"
@@ -21,6 +21,12 @@ enum APIDescription {
    "url": "http://127.0.0.1:8080",
    "description": "the default address of `scripts/run`"
   }
+ ],
+ "security": [
+  {
+   "bearerKey": []
+  },
+  {}
  ],
  "tags": [
   {
@@ -106,6 +112,9 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "409": {
       "$ref": "#/components/responses/Conflict"
      },
@@ -114,6 +123,9 @@ enum APIDescription {
      },
      "422": {
       "$ref": "#/components/responses/InvalidDocument"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      }
     }
    },
@@ -193,6 +205,12 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "403": {
+      "$ref": "#/components/responses/Forbidden"
+     },
      "409": {
       "$ref": "#/components/responses/Conflict"
      },
@@ -268,6 +286,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "getSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The canonical document, revision, frames and diagnostics",
     "parameters": [
      {
@@ -367,8 +394,14 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      },
      "503": {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -380,6 +413,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "headSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The headers of GET (ETag), without the body",
     "parameters": [
      {
@@ -402,7 +444,13 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/HeadProblem"
      },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
      "404": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "429": {
       "$ref": "#/components/responses/HeadProblem"
      },
      "503": {
@@ -464,6 +512,12 @@ enum APIDescription {
      },
      "400": {
       "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "403": {
+      "$ref": "#/components/responses/Forbidden"
      },
      "409": {
       "$ref": "#/components/responses/Conflict"
@@ -636,6 +690,12 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "403": {
+      "$ref": "#/components/responses/Forbidden"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
      },
@@ -653,6 +713,9 @@ enum APIDescription {
      },
      "422": {
       "$ref": "#/components/responses/InvalidDocument"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      },
      "503": {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -701,6 +764,12 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "403": {
+      "$ref": "#/components/responses/Forbidden"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
      },
@@ -709,6 +778,9 @@ enum APIDescription {
      },
      "412": {
       "$ref": "#/components/responses/PreconditionFailed"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      },
      "503": {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -789,6 +861,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "getSessionFrames",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The current frames, without the document",
     "parameters": [
      {
@@ -826,8 +907,14 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      },
      "503": {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -839,6 +926,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "headSessionFrames",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The headers of GET frames",
     "parameters": [
      {
@@ -861,7 +957,13 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/HeadProblem"
      },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
      "404": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "429": {
       "$ref": "#/components/responses/HeadProblem"
      },
      "503": {
@@ -943,6 +1045,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "sessionEvents",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "Server-Sent Events of the session's revisions",
     "description": "A stream that stays open. The first event is the current revision with every frame\n(`\"all\": true`); each later revision sends the frames that changed and the views that went\naway (`event: revision`, `id: <revision>`, data `{revision, all, frames, removed,\ndiagnostics}`); deleting or expiring the session sends `event: deleted` (data `{id, reason}`)\nand ends the stream. A `Last-Event-ID` on reconnect is accepted and not needed: every new\nstream starts with a full snapshot. Comment lines keep an idle stream alive.\n",
     "parameters": [
@@ -1011,6 +1122,9 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
      },
@@ -1027,6 +1141,15 @@ enum APIDescription {
      "sessions"
     ],
     "operationId": "headSessionEvents",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The headers of the event stream, without opening it",
     "parameters": [
      {
@@ -1051,7 +1174,13 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/HeadProblem"
      },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
      "404": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "429": {
       "$ref": "#/components/responses/HeadProblem"
      },
      "503": {
@@ -1133,6 +1262,15 @@ enum APIDescription {
      "web"
     ],
     "operationId": "renderSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The session drawn as SVG (absolute coordinates)",
     "parameters": [
      {
@@ -1152,8 +1290,14 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "404": {
       "$ref": "#/components/responses/SessionNotFound"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      },
      "503": {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1165,6 +1309,15 @@ enum APIDescription {
      "web"
     ],
     "operationId": "headRenderSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
     "summary": "The headers of the session's SVG",
     "parameters": [
      {
@@ -1184,11 +1337,165 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/HeadProblem"
      },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
      "404": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "429": {
       "$ref": "#/components/responses/HeadProblem"
      },
      "503": {
       "$ref": "#/components/responses/HeadProblem"
+     }
+    }
+   },
+   "options": {
+    "tags": [
+     "operations"
+    ],
+    "summary": "Allowed methods; a CORS preflight",
+    "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
+     {
+      "$ref": "#/components/parameters/Origin"
+     },
+     {
+      "$ref": "#/components/parameters/Access-Control-Request-Method"
+     },
+     {
+      "$ref": "#/components/parameters/XRequestId"
+     }
+    ],
+    "responses": {
+     "204": {
+      "description": "No content.",
+      "headers": {
+       "Allow": {
+        "$ref": "#/components/headers/Allow"
+       },
+       "Access-Control-Allow-Origin": {
+        "$ref": "#/components/headers/Access-Control-Allow-Origin"
+       },
+       "Access-Control-Allow-Methods": {
+        "$ref": "#/components/headers/Access-Control-Allow-Methods"
+       },
+       "Access-Control-Allow-Headers": {
+        "$ref": "#/components/headers/Access-Control-Allow-Headers"
+       },
+       "Access-Control-Max-Age": {
+        "$ref": "#/components/headers/Access-Control-Max-Age"
+       },
+       "Vary": {
+        "$ref": "#/components/headers/Vary"
+       },
+       "X-Request-Id": {
+        "$ref": "#/components/headers/X-Request-Id"
+       }
+      }
+     }
+    }
+   }
+  },
+  "/v1/sessions/{id}/tokens": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/SessionId"
+    }
+   ],
+   "post": {
+    "tags": [
+     "sessions"
+    ],
+    "operationId": "createStreamToken",
+    "summary": "A short-lived token that reads this session's stream and drawing",
+    "description": "`EventSource` and `<img src>` cannot send `Authorization`: this token, given as\n`?access_token=…`, lets `GET`/`HEAD` of this one session (`/events`, `/render.svg`,\n`/frames`, the session) in for `expiresIn` seconds, on every node, until its key is\nrevoked. A key never belongs in a URL; a token may. Without access control there is\nnothing to issue: 404.\n",
+    "security": [
+     {
+      "bearerKey": []
+     }
+    ],
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/XRequestId"
+     }
+    ],
+    "responses": {
+     "201": {
+      "description": "The token.",
+      "headers": {
+       "Cache-Control": {
+        "description": "`no-store`: a credential.",
+        "schema": {
+         "type": "string"
+        }
+       },
+       "X-Request-Id": {
+        "$ref": "#/components/headers/X-Request-Id"
+       }
+      },
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object",
+         "required": [
+          "token",
+          "expiresIn"
+         ],
+         "additionalProperties": false,
+         "properties": {
+          "token": {
+           "type": "string",
+           "pattern": "^lt1\\.[A-Za-z0-9._-]+$"
+          },
+          "expiresIn": {
+           "type": "integer",
+           "minimum": 1,
+           "description": "Seconds the token is good for."
+          }
+         }
+        },
+        "example": {
+         "token": "lt1.alice.1796000000.Qm9vZ3VzLXNpZ25hdHVyZS1mb3ItZG9jcw",
+         "expiresIn": 300
+        }
+       }
+      }
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "404": {
+      "$ref": "#/components/responses/SessionNotFound"
+     },
+     "413": {
+      "$ref": "#/components/responses/BodyTooLarge"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
+     },
+     "503": {
+      "$ref": "#/components/responses/ServiceUnavailable"
      }
     }
    },
@@ -1295,6 +1602,9 @@ enum APIDescription {
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
      "409": {
       "$ref": "#/components/responses/Conflict"
      },
@@ -1303,6 +1613,9 @@ enum APIDescription {
      },
      "422": {
       "$ref": "#/components/responses/InvalidDocument"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
      }
     }
    },
@@ -1359,6 +1672,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "playground",
+    "security": [],
     "summary": "The playground page",
     "responses": {
      "200": {
@@ -1374,6 +1688,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "headPlayground",
+    "security": [],
     "summary": "The playground page's headers",
     "responses": {
      "200": {
@@ -1437,6 +1752,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "playgroundScript",
+    "security": [],
     "summary": "The playground's script",
     "responses": {
      "200": {
@@ -1452,6 +1768,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "headPlaygroundScript",
+    "security": [],
     "summary": "The playground script's headers",
     "responses": {
      "200": {
@@ -1515,6 +1832,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "clientScript",
+    "security": [],
     "summary": "The JavaScript client (an ES module)",
     "responses": {
      "200": {
@@ -1530,6 +1848,7 @@ enum APIDescription {
      "web"
     ],
     "operationId": "headClientScript",
+    "security": [],
     "summary": "The JavaScript client's headers",
     "responses": {
      "200": {
@@ -1593,6 +1912,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "healthz",
+    "security": [],
     "summary": "Liveness",
     "responses": {
      "200": {
@@ -1624,6 +1944,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "headHealthz",
+    "security": [],
     "summary": "Liveness, headers only",
     "responses": {
      "200": {
@@ -1687,6 +2008,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "readyz",
+    "security": [],
     "summary": "Readiness (listening, and the session store reachable)",
     "responses": {
      "200": {
@@ -1728,6 +2050,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "headReadyz",
+    "security": [],
     "summary": "Readiness, headers only",
     "responses": {
      "200": {
@@ -1813,6 +2136,12 @@ enum APIDescription {
      },
      "400": {
       "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "403": {
+      "$ref": "#/components/responses/Forbidden"
      }
     }
    },
@@ -1827,6 +2156,12 @@ enum APIDescription {
       "$ref": "#/components/responses/HeadAsset"
      },
      "400": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "403": {
       "$ref": "#/components/responses/HeadProblem"
      }
     }
@@ -1884,6 +2219,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "openAPIJSON",
+    "security": [],
     "summary": "This description as JSON (self-contained)",
     "responses": {
      "200": {
@@ -1915,6 +2251,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "headOpenAPIJSON",
+    "security": [],
     "summary": "Headers of the JSON description",
     "responses": {
      "200": {
@@ -1978,6 +2315,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "openAPIYAML",
+    "security": [],
     "summary": "This description as YAML (self-contained)",
     "responses": {
      "200": {
@@ -2009,6 +2347,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "headOpenAPIYAML",
+    "security": [],
     "summary": "Headers of the YAML description",
     "responses": {
      "200": {
@@ -2072,6 +2411,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "layoutDocumentSchema",
+    "security": [],
     "summary": "The JSON Schema (2020-12) of a layout document",
     "description": "Give its URL to an editor (`\"$schema\"` in a document, or the editor's schema settings) to complete and check documents.",
     "responses": {
@@ -2103,6 +2443,7 @@ enum APIDescription {
      "operations"
     ],
     "operationId": "headLayoutDocumentSchema",
+    "security": [],
     "summary": "Headers of the schema",
     "responses": {
      "200": {
@@ -2162,6 +2503,19 @@ enum APIDescription {
   }
  },
  "components": {
+  "securitySchemes": {
+   "bearerKey": {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An API key made with `layoutd keys new` (`lk_` and 43 characters), when the daemon runs with `--api-keys`."
+   },
+   "accessToken": {
+    "type": "apiKey",
+    "in": "query",
+    "name": "access_token",
+    "description": "A stream token of one session (`POST /v1/sessions/{id}/tokens`), for `GET`/`HEAD` of that session only."
+   }
+  },
   "parameters": {
    "SessionId": {
     "name": "id",
@@ -2308,6 +2662,18 @@ enum APIDescription {
    }
   },
   "headers": {
+   "RateLimit": {
+    "description": "With a key that has a rate: `\"key\";r=<requests left>;t=<seconds>` (IETF draft RateLimit header fields for HTTP).",
+    "schema": {
+     "type": "string"
+    }
+   },
+   "RateLimit-Policy": {
+    "description": "With a key that has a rate: `\"key\";q=<requests>;w=1`.",
+    "schema": {
+     "type": "string"
+    }
+   },
    "ETag": {
     "description": "`\"<revision>-<generation>\"`: the revision, and a number new each time the session id is created.",
     "schema": {
@@ -2794,11 +3160,61 @@ enum APIDescription {
      }
     }
    },
+   "Unauthorized": {
+    "description": "`/problems/unauthorized`: access control is on and the request carries no key, a key this server does not hold (revoked or mistyped), or a stream token that is expired, of another session, or of a revoked key.",
+    "headers": {
+     "WWW-Authenticate": {
+      "description": "`Bearer realm=\"layoutd\"`, with `error=\"invalid_token\"` when credentials were sent and refused.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
+     }
+    },
+    "content": {
+     "application/problem+json": {
+      "schema": {
+       "$ref": "#/components/schemas/Problem"
+      },
+      "example": {
+       "type": "/problems/unauthorized",
+       "title": "Unauthorized",
+       "status": 401,
+       "detail": "this server needs a key: send Authorization: Bearer <key>",
+       "errors": [],
+       "requestId": "3f2a9c1e5b7d4a60"
+      }
+     }
+    }
+   },
+   "Forbidden": {
+    "description": "`/problems/forbidden`: a read-only key (or a stream token) asked to change a session, or a key without the metrics flag asked for `/metrics`.",
+    "headers": {
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
+     }
+    },
+    "content": {
+     "application/problem+json": {
+      "schema": {
+       "$ref": "#/components/schemas/Problem"
+      }
+     }
+    }
+   },
    "TooManyRequests": {
-    "description": "`/problems/too-many-sessions` (creating a session beyond `maxSessions`; `Retry-After: 60`) or `/problems/too-many-subscribers` (an event stream beyond `maxSubscribersPerSession`; `Retry-After: 10`).",
+    "description": "`/problems/rate-limited` (the key's `--rate` is spent; `Retry-After` says when the next request is allowed), `/problems/session-quota` (the key's tenant holds its `--max-sessions`; `Retry-After: 60`), `/problems/too-many-sessions` (creating a session beyond `maxSessions`; `Retry-After: 60`) or `/problems/too-many-subscribers` (an event stream beyond `maxSubscribersPerSession`; `Retry-After: 10`).",
     "headers": {
      "Retry-After": {
       "$ref": "#/components/headers/Retry-After"
+     },
+     "RateLimit": {
+      "$ref": "#/components/headers/RateLimit"
+     },
+     "RateLimit-Policy": {
+      "$ref": "#/components/headers/RateLimit-Policy"
      },
      "X-Request-Id": {
       "$ref": "#/components/headers/X-Request-Id"
@@ -4172,13 +4588,26 @@ info:
 
     allowed `Origin` also carries `Access-Control-Allow-Origin` and
 
-    `Access-Control-Expose-Headers: ETag, Location, Server-Timing`; a preflight (`OPTIONS` with
+    `Access-Control-Expose-Headers: ETag, Location, Server-Timing, X-Request-Id, Retry-After, RateLimit,
 
-    `Access-Control-Request-Method`) gets `Access-Control-Allow-Methods`,
+    RateLimit-Policy, WWW-Authenticate`; a preflight (`OPTIONS` with `Access-Control-Request-Method`)
 
-    `Access-Control-Allow-Headers: Content-Type, If-Match, If-None-Match` and
+    gets `Access-Control-Allow-Methods`, `Access-Control-Allow-Headers: Authorization, Content-Type,
 
-    `Access-Control-Max-Age: 600`.
+    If-Match, If-None-Match, X-Request-Id, Last-Event-ID` and `Access-Control-Max-Age: 600`.
+
+
+    **Access control** (docs/http.md "Access control"): a daemon started with `--api-keys` answers
+
+    `/v1/...` and `/metrics` only with `Authorization: Bearer <key>` (401 `/problems/unauthorized`
+
+    otherwise); a read-only key may not change sessions (403 `/problems/forbidden`); a key''s rate
+
+    limit answers 429 `/problems/rate-limited` and its tenant''s session quota 429
+
+    `/problems/session-quota`. Each tenant sees only its own sessions (another tenant''s answer 404).
+
+    Without a keys file (loopback only, or `--allow-anonymous`) no key is needed.
 
     '
   license:
@@ -4187,6 +4616,9 @@ info:
 servers:
 - url: http://127.0.0.1:8080
   description: the default address of `scripts/run`
+security:
+- bearerKey: []
+- {}
 tags:
 - name: solve
   description: Solve a document once; nothing is kept.
@@ -4241,12 +4673,16 @@ paths:
                   inactive: []
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '409':
           $ref: '#/components/responses/Conflict'
         '413':
           $ref: '#/components/responses/BodyTooLarge'
         '422':
           $ref: '#/components/responses/InvalidDocument'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
     options:
       tags:
       - operations
@@ -4293,6 +4729,10 @@ paths:
           $ref: '#/components/responses/SessionCreated'
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '409':
           $ref: '#/components/responses/Conflict'
         '413':
@@ -4338,6 +4778,10 @@ paths:
       tags:
       - sessions
       operationId: getSession
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The canonical document, revision, frames and diagnostics
       parameters:
       - $ref: '#/components/parameters/coordinates'
@@ -4403,14 +4847,22 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '404':
           $ref: '#/components/responses/SessionNotFound'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
         '503':
           $ref: '#/components/responses/ServiceUnavailable'
     head:
       tags:
       - sessions
       operationId: headSession
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The headers of GET (ETag), without the body
       parameters:
       - $ref: '#/components/parameters/coordinates'
@@ -4423,7 +4875,11 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/HeadProblem'
+        '401':
+          $ref: '#/components/responses/HeadProblem'
         '404':
+          $ref: '#/components/responses/HeadProblem'
+        '429':
           $ref: '#/components/responses/HeadProblem'
         '503':
           $ref: '#/components/responses/HeadProblem'
@@ -4465,6 +4921,10 @@ paths:
           $ref: '#/components/responses/SessionCreated'
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '409':
           $ref: '#/components/responses/Conflict'
         '412':
@@ -4580,6 +5040,10 @@ paths:
                 id: $request.path.id
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/SessionNotFound'
         '409':
@@ -4592,6 +5056,8 @@ paths:
           $ref: '#/components/responses/UnsupportedMediaType'
         '422':
           $ref: '#/components/responses/InvalidDocument'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
         '503':
           $ref: '#/components/responses/ServiceUnavailable'
     delete:
@@ -4621,12 +5087,18 @@ paths:
                 id: $request.path.id
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/SessionNotFound'
         '409':
           $ref: '#/components/responses/Conflict'
         '412':
           $ref: '#/components/responses/PreconditionFailed'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
         '503':
           $ref: '#/components/responses/ServiceUnavailable'
     options:
@@ -4675,6 +5147,10 @@ paths:
       tags:
       - sessions
       operationId: getSessionFrames
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The current frames, without the document
       parameters:
       - $ref: '#/components/parameters/coordinates'
@@ -4696,14 +5172,22 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '404':
           $ref: '#/components/responses/SessionNotFound'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
         '503':
           $ref: '#/components/responses/ServiceUnavailable'
     head:
       tags:
       - sessions
       operationId: headSessionFrames
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The headers of GET frames
       parameters:
       - $ref: '#/components/parameters/coordinates'
@@ -4716,7 +5200,11 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/HeadProblem'
+        '401':
+          $ref: '#/components/responses/HeadProblem'
         '404':
+          $ref: '#/components/responses/HeadProblem'
+        '429':
           $ref: '#/components/responses/HeadProblem'
         '503':
           $ref: '#/components/responses/HeadProblem'
@@ -4766,6 +5254,10 @@ paths:
       tags:
       - sessions
       operationId: sessionEvents
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: Server-Sent Events of the session's revisions
       description: 'A stream that stays open. The first event is the current revision with every frame
 
@@ -4825,6 +5317,8 @@ paths:
                 '
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '404':
           $ref: '#/components/responses/SessionNotFound'
         '429':
@@ -4835,6 +5329,10 @@ paths:
       tags:
       - sessions
       operationId: headSessionEvents
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The headers of the event stream, without opening it
       parameters:
       - $ref: '#/components/parameters/coordinates'
@@ -4849,7 +5347,11 @@ paths:
             text/event-stream: {}
         '400':
           $ref: '#/components/responses/HeadProblem'
+        '401':
+          $ref: '#/components/responses/HeadProblem'
         '404':
+          $ref: '#/components/responses/HeadProblem'
+        '429':
           $ref: '#/components/responses/HeadProblem'
         '503':
           $ref: '#/components/responses/HeadProblem'
@@ -4899,6 +5401,10 @@ paths:
       tags:
       - web
       operationId: renderSession
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The session drawn as SVG (absolute coordinates)
       parameters:
       - $ref: '#/components/parameters/If-None-Match'
@@ -4910,14 +5416,22 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '404':
           $ref: '#/components/responses/SessionNotFound'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
         '503':
           $ref: '#/components/responses/ServiceUnavailable'
     head:
       tags:
       - web
       operationId: headRenderSession
+      security:
+      - bearerKey: []
+      - accessToken: []
+      - {}
       summary: The headers of the session's SVG
       parameters:
       - $ref: '#/components/parameters/If-None-Match'
@@ -4929,10 +5443,117 @@ paths:
           $ref: '#/components/responses/NotModified'
         '400':
           $ref: '#/components/responses/HeadProblem'
+        '401':
+          $ref: '#/components/responses/HeadProblem'
         '404':
+          $ref: '#/components/responses/HeadProblem'
+        '429':
           $ref: '#/components/responses/HeadProblem'
         '503':
           $ref: '#/components/responses/HeadProblem'
+    options:
+      tags:
+      - operations
+      summary: Allowed methods; a CORS preflight
+      description: Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with
+        `Access-Control-Request-Method`.
+      parameters:
+      - name: id
+        in: path
+        required: true
+        description: Any session id, existing or not (`.` and `..` would be dot segments of the path).
+        schema:
+          type: string
+          minLength: 1
+          not:
+            enum:
+            - .
+            - ..
+      - $ref: '#/components/parameters/Origin'
+      - $ref: '#/components/parameters/Access-Control-Request-Method'
+      - $ref: '#/components/parameters/XRequestId'
+      responses:
+        '204':
+          description: No content.
+          headers:
+            Allow:
+              $ref: '#/components/headers/Allow'
+            Access-Control-Allow-Origin:
+              $ref: '#/components/headers/Access-Control-Allow-Origin'
+            Access-Control-Allow-Methods:
+              $ref: '#/components/headers/Access-Control-Allow-Methods'
+            Access-Control-Allow-Headers:
+              $ref: '#/components/headers/Access-Control-Allow-Headers'
+            Access-Control-Max-Age:
+              $ref: '#/components/headers/Access-Control-Max-Age'
+            Vary:
+              $ref: '#/components/headers/Vary'
+            X-Request-Id:
+              $ref: '#/components/headers/X-Request-Id'
+  /v1/sessions/{id}/tokens:
+    parameters:
+    - $ref: '#/components/parameters/SessionId'
+    post:
+      tags:
+      - sessions
+      operationId: createStreamToken
+      summary: A short-lived token that reads this session's stream and drawing
+      description: '`EventSource` and `<img src>` cannot send `Authorization`: this token, given as
+
+        `?access_token=…`, lets `GET`/`HEAD` of this one session (`/events`, `/render.svg`,
+
+        `/frames`, the session) in for `expiresIn` seconds, on every node, until its key is
+
+        revoked. A key never belongs in a URL; a token may. Without access control there is
+
+        nothing to issue: 404.
+
+        '
+      security:
+      - bearerKey: []
+      parameters:
+      - $ref: '#/components/parameters/XRequestId'
+      responses:
+        '201':
+          description: The token.
+          headers:
+            Cache-Control:
+              description: '`no-store`: a credential.'
+              schema:
+                type: string
+            X-Request-Id:
+              $ref: '#/components/headers/X-Request-Id'
+          content:
+            application/json:
+              schema:
+                type: object
+                required:
+                - token
+                - expiresIn
+                additionalProperties: false
+                properties:
+                  token:
+                    type: string
+                    pattern: ^lt1\.[A-Za-z0-9._-]+$
+                  expiresIn:
+                    type: integer
+                    minimum: 1
+                    description: Seconds the token is good for.
+              example:
+                token: lt1.alice.1796000000.Qm9vZ3VzLXNpZ25hdHVyZS1mb3ItZG9jcw
+                expiresIn: 300
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/SessionNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
     options:
       tags:
       - operations
@@ -4997,12 +5618,16 @@ paths:
                 type: string
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
         '409':
           $ref: '#/components/responses/Conflict'
         '413':
           $ref: '#/components/responses/BodyTooLarge'
         '422':
           $ref: '#/components/responses/InvalidDocument'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
     options:
       tags:
       - operations
@@ -5036,6 +5661,7 @@ paths:
       tags:
       - web
       operationId: playground
+      security: []
       summary: The playground page
       responses:
         '200':
@@ -5046,6 +5672,7 @@ paths:
       tags:
       - web
       operationId: headPlayground
+      security: []
       summary: The playground page's headers
       responses:
         '200':
@@ -5085,6 +5712,7 @@ paths:
       tags:
       - web
       operationId: playgroundScript
+      security: []
       summary: The playground's script
       responses:
         '200':
@@ -5095,6 +5723,7 @@ paths:
       tags:
       - web
       operationId: headPlaygroundScript
+      security: []
       summary: The playground script's headers
       responses:
         '200':
@@ -5134,6 +5763,7 @@ paths:
       tags:
       - web
       operationId: clientScript
+      security: []
       summary: The JavaScript client (an ES module)
       responses:
         '200':
@@ -5144,6 +5774,7 @@ paths:
       tags:
       - web
       operationId: headClientScript
+      security: []
       summary: The JavaScript client's headers
       responses:
         '200':
@@ -5183,6 +5814,7 @@ paths:
       tags:
       - operations
       operationId: healthz
+      security: []
       summary: Liveness
       responses:
         '200':
@@ -5204,6 +5836,7 @@ paths:
       tags:
       - operations
       operationId: headHealthz
+      security: []
       summary: Liveness, headers only
       responses:
         '200':
@@ -5243,6 +5876,7 @@ paths:
       tags:
       - operations
       operationId: readyz
+      security: []
       summary: Readiness (listening, and the session store reachable)
       responses:
         '200':
@@ -5269,6 +5903,7 @@ paths:
       tags:
       - operations
       operationId: headReadyz
+      security: []
       summary: Readiness, headers only
       responses:
         '200':
@@ -5324,6 +5959,10 @@ paths:
                 type: string
         '400':
           $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
     head:
       tags:
       - operations
@@ -5333,6 +5972,10 @@ paths:
         '200':
           $ref: '#/components/responses/HeadAsset'
         '400':
+          $ref: '#/components/responses/HeadProblem'
+        '401':
+          $ref: '#/components/responses/HeadProblem'
+        '403':
           $ref: '#/components/responses/HeadProblem'
     options:
       tags:
@@ -5367,6 +6010,7 @@ paths:
       tags:
       - operations
       operationId: openAPIJSON
+      security: []
       summary: This description as JSON (self-contained)
       responses:
         '200':
@@ -5387,6 +6031,7 @@ paths:
       tags:
       - operations
       operationId: headOpenAPIJSON
+      security: []
       summary: Headers of the JSON description
       responses:
         '200':
@@ -5426,6 +6071,7 @@ paths:
       tags:
       - operations
       operationId: openAPIYAML
+      security: []
       summary: This description as YAML (self-contained)
       responses:
         '200':
@@ -5446,6 +6092,7 @@ paths:
       tags:
       - operations
       operationId: headOpenAPIYAML
+      security: []
       summary: Headers of the YAML description
       responses:
         '200':
@@ -5485,6 +6132,7 @@ paths:
       tags:
       - operations
       operationId: layoutDocumentSchema
+      security: []
       summary: The JSON Schema (2020-12) of a layout document
       description: Give its URL to an editor (`"$schema"` in a document, or the editor's schema settings)
         to complete and check documents.
@@ -5506,6 +6154,7 @@ paths:
       tags:
       - operations
       operationId: headLayoutDocumentSchema
+      security: []
       summary: Headers of the schema
       responses:
         '200':
@@ -5541,6 +6190,18 @@ paths:
             X-Request-Id:
               $ref: '#/components/headers/X-Request-Id'
 components:
+  securitySchemes:
+    bearerKey:
+      type: http
+      scheme: bearer
+      description: An API key made with `layoutd keys new` (`lk_` and 43 characters), when the daemon
+        runs with `--api-keys`.
+    accessToken:
+      type: apiKey
+      in: query
+      name: access_token
+      description: A stream token of one session (`POST /v1/sessions/{id}/tokens`), for `GET`/`HEAD` of
+        that session only.
   parameters:
     SessionId:
       name: id
@@ -5658,6 +6319,15 @@ components:
                 constant: 200
                 priority: 750
   headers:
+    RateLimit:
+      description: 'With a key that has a rate: `"key";r=<requests left>;t=<seconds>` (IETF draft RateLimit
+        header fields for HTTP).'
+      schema:
+        type: string
+    RateLimit-Policy:
+      description: 'With a key that has a rate: `"key";q=<requests>;w=1`.'
+      schema:
+        type: string
     ETag:
       description: '`"<revision>-<generation>"`: the revision, and a number new each time the session
         id is created.'
@@ -5999,13 +6669,52 @@ components:
               code: unknown_view
               detail: no view 'bleu' in the document
             requestId: 3f2a9c1e5b7d4a60
+    Unauthorized:
+      description: '`/problems/unauthorized`: access control is on and the request carries no key, a key
+        this server does not hold (revoked or mistyped), or a stream token that is expired, of another
+        session, or of a revoked key.'
+      headers:
+        WWW-Authenticate:
+          description: '`Bearer realm="layoutd"`, with `error="invalid_token"` when credentials were sent
+            and refused.'
+          schema:
+            type: string
+        X-Request-Id:
+          $ref: '#/components/headers/X-Request-Id'
+      content:
+        application/problem+json:
+          schema:
+            $ref: '#/components/schemas/Problem'
+          example:
+            type: /problems/unauthorized
+            title: Unauthorized
+            status: 401
+            detail: 'this server needs a key: send Authorization: Bearer <key>'
+            errors: []
+            requestId: 3f2a9c1e5b7d4a60
+    Forbidden:
+      description: '`/problems/forbidden`: a read-only key (or a stream token) asked to change a session,
+        or a key without the metrics flag asked for `/metrics`.'
+      headers:
+        X-Request-Id:
+          $ref: '#/components/headers/X-Request-Id'
+      content:
+        application/problem+json:
+          schema:
+            $ref: '#/components/schemas/Problem'
     TooManyRequests:
-      description: '`/problems/too-many-sessions` (creating a session beyond `maxSessions`; `Retry-After:
+      description: '`/problems/rate-limited` (the key''s `--rate` is spent; `Retry-After` says when the
+        next request is allowed), `/problems/session-quota` (the key''s tenant holds its `--max-sessions`;
+        `Retry-After: 60`), `/problems/too-many-sessions` (creating a session beyond `maxSessions`; `Retry-After:
         60`) or `/problems/too-many-subscribers` (an event stream beyond `maxSubscribersPerSession`; `Retry-After:
         10`).'
       headers:
         Retry-After:
           $ref: '#/components/headers/Retry-After'
+        RateLimit:
+          $ref: '#/components/headers/RateLimit'
+        RateLimit-Policy:
+          $ref: '#/components/headers/RateLimit-Policy'
         X-Request-Id:
           $ref: '#/components/headers/X-Request-Id'
       content:

@@ -18,6 +18,10 @@ public struct APIResponse: Sendable {
     /// or a session another request holds): nothing was done; send it again from a thread that may
     /// wait. Never sent to a client.
     public internal(set) var mustWait = false
+    /// With access control: the name of the key the request was made with (for the access log;
+    /// never the key) and its tenant (for metrics); nil for an open route or a refused request.
+    public internal(set) var keyName: String?
+    public internal(set) var tenant: String?
 
     /// The answer to a request that may not wait but must (see `mustWait`).
     static var waitNeeded: APIResponse {

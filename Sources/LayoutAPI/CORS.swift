@@ -9,8 +9,8 @@ struct CORS: Sendable {
     let origins: Set<String>
     let anyOrigin: Bool
 
-    static let exposedHeaders = "ETag, Location, Server-Timing, X-Request-Id"
-    static let allowedHeaders = "Content-Type, If-Match, If-None-Match, X-Request-Id"
+    static let exposedHeaders = "ETag, Location, Server-Timing, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
+    static let allowedHeaders = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Last-Event-ID"
     static let maxAge = "600"
 
     init(origins: [String]) {

@@ -29,7 +29,7 @@ extension DormantSession {
             return gone
         }
         guard let canonical = SessionRepository.canonical(of: stored) else {
-            throw LayoutAPI.Failure(Problems.storeUnavailable("session '\(id)': its stored patches do not replay"))
+            throw LayoutAPI.Failure(Problems.storeUnavailable("session '\(SessionID.visible(id))': its stored patches do not replay"))
         }
         let same = stored.revision == revision && stored.writeID == writeID
         var woken = DormantSession(canonical: canonical, revision: stored.revision, generation: generation,

@@ -174,7 +174,7 @@ final class SessionEvents: @unchecked Sendable {
     static func deletedData(sessionID: String, reason: String) -> String {
         var w = JSONWriter(capacity: 64)
         w.appendRaw("{\"id\":")
-        w.appendString(sessionID)
+        w.appendString(SessionID.visible(sessionID))
         w.appendRaw(",\"reason\":")
         w.appendString(reason)
         w.appendRaw("}")

@@ -27,7 +27,8 @@ extension LayoutAPI {
         guard method != "OPTIONS", let route = Route.match(request.path) else { return false }
         if repository != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
         guard method != "DELETE", let id = route.sessionID else { return false }
-        guard let session = registry.peek(id) else { return repository != nil }
+        let key = SessionID.key(id, tenant: configuration.access.flatMap { AccessControlMiddleware.tenant(of: request, route, $0) })
+        guard let session = registry.peek(key) else { return repository != nil }
         if sharedStore && mayBeBehind(session) { return true }
         guard let dormant = session.dormantText else { return false }
         // Asleep without its text: the wake reads the store.
@@ -53,7 +54,9 @@ extension Route {
     /// The session a route names, if any.
     var sessionID: String? {
         switch self {
-        case .session(let id), .sessionFrames(let id), .sessionEvents(let id), .sessionRender(let id): return id
+        case .session(let id), .sessionFrames(let id), .sessionEvents(let id), .sessionRender(let id),
+             .sessionTokens(let id):
+            return id
         default: return nil
         }
     }

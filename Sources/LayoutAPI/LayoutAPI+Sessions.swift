@@ -32,16 +32,18 @@ extension LayoutAPI {
     // MARK: POST /v1/sessions
 
     /// 201 with a server-chosen id (128 random bits), `Location`, `ETag: "1-<generation>"`.
-    func createSession(_ request: APIRequest, _ options: QueryOptions) -> APIResponse {
+    func createSession(_ request: APIRequest, _ options: QueryOptions, _ principal: Principal?) -> APIResponse {
         do throws(Failure) {
             let prepared = try prepare(request.body, options) {
-                atSessionLimit ? Problems.tooManySessions(limit: configuration.maxSessions) : nil
+                if atSessionLimit { return Problems.tooManySessions(limit: configuration.maxSessions) }
+                if atTenantQuota(principal) { return Problems.sessionQuota(limit: principal?.record.maxSessions ?? 0) }
+                return nil
             }
             var state = SessionState(canonical: prepared.canonical, system: prepared.system, revision: 1,
                                      generation: 0, diagnostics: prepared.diagnostics)
             // 128 random bits collide with a live id essentially never; retry if they do.
             for _ in 0..<8 {
-                let id = SessionID.random()
+                let id = SessionID.key(SessionID.random(), tenant: principal?.tenant)
                 switch insertNew(id, &state) {
                 case .created: return created(id, state, options, prepared.timing)
                 case .taken: continue
@@ -122,8 +124,8 @@ extension LayoutAPI {
     }
 
     /// `/v1/sessions/<id>` with `#` escaped (the only id character that is not URL-safe).
-    static func location(_ id: String) -> String {
-        Route.sessionsPrefix + id.split(separator: "#", omittingEmptySubsequences: false).joined(separator: "%23")
+    static func location(_ key: String) -> String {
+        Route.sessionsPrefix + SessionID.visible(key).split(separator: "#", omittingEmptySubsequences: false).joined(separator: "%23")
     }
 
     // MARK: PUT /v1/sessions/{id}
@@ -140,8 +142,7 @@ extension LayoutAPI {
     /// changes nothing (same revision, same solver state); another one is a fresh solve at the
     /// next revision. `If-Match` must match an existing session; `If-None-Match: *` makes the PUT
     /// create-only.
-    func putSession(_ id: String, _ request: APIRequest, _ options: QueryOptions) -> APIResponse {
-        guard SessionID.isValid(id) else { return Problems.invalidSessionID(id) }
+    func putSession(_ id: String, _ request: APIRequest, _ options: QueryOptions, _ principal: Principal?) -> APIResponse {
         let ifMatch = EntityTagCondition.parse(request.headers(named: "If-Match"))
         let ifNoneMatch = EntityTagCondition.parse(request.headers(named: "If-None-Match"))
 
@@ -150,7 +151,7 @@ extension LayoutAPI {
             guard let tag else {
                 if ifMatch != nil {
                     return Problems.preconditionFailed(nil,
-                        detail: "If-Match was given but there is no session '\(id)'")
+                        detail: "If-Match was given but there is no session '\(SessionID.visible(id))'")
                 }
                 return nil
             }
@@ -160,7 +161,7 @@ extension LayoutAPI {
             }
             if let ifNoneMatch, ifNoneMatch.matchesWeak(tag) {
                 return Problems.preconditionFailed(tag,
-                    detail: "If-None-Match: session '\(id)' exists at revision \(tag.revision)")
+                    detail: "If-None-Match: session '\(SessionID.visible(id))' exists at revision \(tag.revision)")
             }
             return nil
         }
@@ -173,6 +174,9 @@ extension LayoutAPI {
                 do throws(Failure) { current = try findSession(id)?.liveTag } catch { return error.response }
                 if let failure = preconditionFailure(current) { return failure }
                 if current == nil && atSessionLimit { return Problems.tooManySessions(limit: configuration.maxSessions) }
+                if current == nil && atTenantQuota(principal) {
+                    return Problems.sessionQuota(limit: principal?.record.maxSessions ?? 0)
+                }
                 return nil
             }
             for _ in 0..<16 {
@@ -223,7 +227,7 @@ extension LayoutAPI {
                 case .failed(let response): return response
                 }
             }
-            return Problems.busy("session '\(id)' is being created and deleted concurrently; try again")
+            return Problems.busy("session '\(SessionID.visible(id))' is being created and deleted concurrently; try again")
         } catch {
             return error.response
         }
@@ -258,7 +262,7 @@ extension LayoutAPI {
            inm.matchesWeak(snapshot.tag) {
             return APIResponse(status: 304, headers: [("ETag", etag)])
         }
-        let body = ResultEncoder.sessionBody(id: withDocument ? id : nil, revision: snapshot.tag.revision,
+        let body = ResultEncoder.sessionBody(id: withDocument ? SessionID.visible(id) : nil, revision: snapshot.tag.revision,
                                              document: withDocument ? snapshot.canonical.bytes : nil,
                                              frames: snapshot.frames, diagnostics: snapshot.diagnostics,
                                              stats: nil)

@@ -11,7 +11,7 @@ extension SessionRepository {
         // The store's own description names files on the server: the client gets the kind only.
         case .unavailable: return LayoutAPI.Failure(Problems.storeUnreadable("the session store is unavailable"))
         case .io: return LayoutAPI.Failure(Problems.storeUnreadable("the session store could not read it"))
-        case .corrupt: return LayoutAPI.Failure(Problems.storeUnreadable("session '\(id)': the session store found damage"))
+        case .corrupt: return LayoutAPI.Failure(Problems.storeUnreadable("session '\(SessionID.visible(id))': the session store found damage"))
         }
     }
 }
@@ -23,7 +23,7 @@ extension LayoutAPI {
     /// existed" while still stored and counted, issue 27). Never deletes anything.
     func readableDocument(of stored: StoredSession) throws(Failure) -> JSONValue {
         guard let json = SessionRepository.document(of: stored) else {
-            throw Failure(Problems.storeUnreadable("session '\(stored.id)': its stored patches do not replay"))
+            throw Failure(Problems.storeUnreadable("session '\(SessionID.visible(stored.id))': its stored patches do not replay"))
         }
         if let excess = limits.exceeded(by: json) {
             throw Failure(Problems.sessionBeyondLimits(stored.id, excess))

@@ -14,7 +14,8 @@ import Storage
 public final class LayoutAPI: Sendable {
     public let configuration: APIConfiguration
     let registry: SessionRegistry
-    let cors: CORS
+    /// The HTTP concerns around the routes, outermost first: request ids, CORS, access control.
+    let middlewares: MiddlewareChain
     let limits: DocumentLimits
     /// Open event streams over all sessions (see `maxSubscribers`).
     let subscribers = Locked(0)
@@ -72,7 +73,9 @@ public final class LayoutAPI: Sendable {
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock, copiesOnly: storage != nil,
                                   released: { [storage] id in storage?.unfollow(id) })
-        self.cors = CORS(origins: configuration.corsOrigins)
+        var middlewares: [any APIMiddleware] = [RequestIDMiddleware(), CORSMiddleware(cors: CORS(origins: configuration.corsOrigins))]
+        if let access = configuration.access { middlewares.append(AccessControlMiddleware(policy: access)) }
+        self.middlewares = MiddlewareChain(middlewares: middlewares)
         self.limits = configuration.documentLimits
         self.repository = repository
         self.storedCount = storedCount
@@ -85,18 +88,13 @@ public final class LayoutAPI: Sendable {
 
     /// Answers one request. Never traps; every failure is an `application/problem+json` 4xx.
     public func handle(_ request: APIRequest) -> APIResponse {
-        let route = Route.match(request.path)
-        var response = respond(to: request, route: route)
-        if response.mustWait { return response }  // nothing was done: the caller asks again
-        cors.decorate(&response, for: request, preflight: request.method == "OPTIONS" ? route : nil)
-        // Operator seam (issue 23): the route's metrics name and the request id, on every answer.
-        response.route = route?.name ?? .unknown
-        let requestID = RequestID.resolve(request)
-        // Status first: a string comparison on every answer showed in instruction counts.
-        if response.status >= 400, response.headers.first?.value == MediaType.problem {
-            RequestID.addToProblem(&response.body, id: requestID)
+        var context = RequestContext(route: Route.match(request.path))
+        var response = middlewares.run(request, &context) { request, context in
+            respond(to: request, route: context.route, principal: context.principal)
         }
-        response.headers.append((RequestID.header, requestID))
+        if response.mustWait { return response }  // nothing was done: the caller asks again
+        // Operator seam (issue 23): the route's metrics name on every answer.
+        response.route = context.route?.name ?? .unknown
         return response
     }
 
@@ -117,7 +115,7 @@ public final class LayoutAPI: Sendable {
 
     // MARK: routing
 
-    private func respond(to request: APIRequest, route: Route?) -> APIResponse {
+    private func respond(to request: APIRequest, route: Route?, principal: Principal?) -> APIResponse {
         guard let route else { return Problems.routeNotFound(request.method, request.path) }
         let method = request.method
         if method == "OPTIONS" { return APIResponse(status: 204, headers: [("Allow", route.allowHeader)]) }
@@ -132,16 +130,22 @@ public final class LayoutAPI: Sendable {
         case .success(let o): options = o
         case .failure(let invalid): return Problems.invalidQuery(invalid)
         }
-        switch route {
+        // An id that breaks the id rules names no session (no PUT could have made it), and it may
+        // hold a `/` (`%2F`), which keys reserve for tenants (`SessionID.key`).
+        if let id = route.sessionID, !SessionID.isValid(id) {
+            return method == "PUT" ? Problems.invalidSessionID(id) : Problems.sessionNotFound(id)
+        }
+        // From here on, ids are the tenant's keys for them: a tenant reaches only its own sessions.
+        switch route.scoped(to: principal?.tenant) {
         case .healthz:
             return healthz()
         case .solve:
             return solve(request, options)
         case .sessions:
-            return createSession(request, options)
+            return createSession(request, options, principal)
         case .session(let id):
             switch method {
-            case "PUT": return putSession(id, request, options)
+            case "PUT": return putSession(id, request, options, principal)
             case "PATCH": return patchSession(id, request, options)
             case "DELETE": return deleteSession(id, request)
             default: return getSession(id, request, options, withDocument: true)
@@ -152,6 +156,8 @@ public final class LayoutAPI: Sendable {
             return sessionEvents(id, request, options)
         case .sessionRender(let id):
             return renderSession(id, request)
+        case .sessionTokens(let id):
+            return issueStreamToken(id, request, principal)
         case .render:
             return renderDocument(request, options)
         case .playground:

@@ -76,7 +76,7 @@ enum Problems {
 
     static func sessionNotFound(_ id: String) -> APIResponse {
         response(404, type: "session-not-found", title: "No such session",
-                 detail: "no session '\(id)' (it never existed, was deleted, or expired)")
+                 detail: "no session '\(SessionID.visible(id))' (it never existed, was deleted, or expired)")
     }
 
     static func methodNotAllowed(_ method: String, _ path: String, route: Route) -> APIResponse {
@@ -156,7 +156,7 @@ enum Problems {
     /// Beyond `maxSubscribersPerSession` (429: this session is watched enough; others are not).
     static func tooManySubscribers(session id: String, limit: Int) -> APIResponse {
         response(429, type: "too-many-subscribers", title: "Too many subscribers",
-                 detail: "session '\(id)' already has its limit of \(limit) event streams; close one or retry later",
+                 detail: "session '\(SessionID.visible(id))' already has its limit of \(limit) event streams; close one or retry later",
                  headers: [("Retry-After", "10")])
     }
 
@@ -189,7 +189,7 @@ enum Problems {
     /// `Retry-After`: waiting does not help here (another node may have the limits).
     static func sessionBeyondLimits(_ id: String, _ excess: String) -> APIResponse {
         response(503, type: "session-beyond-limits", title: "Stored session beyond this server's limits",
-                 detail: "session '\(id)' is stored with \(excess): it is kept, but this server cannot serve it; "
+                 detail: "session '\(SessionID.visible(id))' is stored with \(excess): it is kept, but this server cannot serve it; "
                      + "raise the setting (--max-views, --max-constraints or their LAYOUTD_ variables) to serve it")
     }
 
@@ -197,7 +197,7 @@ enum Problems {
     /// since this one read it. The copy in memory is dropped; the next request reads the stored one.
     static func staleSession(_ id: String, _ detail: String) -> APIResponse {
         response(409, type: "stale-session", title: "Session changed elsewhere",
-                 detail: "session '\(id)' was changed by another writer; GET it and try again (\(detail))")
+                 detail: "session '\(SessionID.visible(id))' was changed by another writer; GET it and try again (\(detail))")
     }
 
     static func busy(_ detail: String) -> APIResponse {

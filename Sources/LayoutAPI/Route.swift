@@ -12,6 +12,8 @@ enum Route: Equatable, Sendable {
     case sessionFrames(String)
     case sessionEvents(String)
     case sessionRender(String)
+    /// `POST /v1/sessions/{id}/tokens`: a stream token of the session (access control).
+    case sessionTokens(String)
     case render
     case playground
     case clientScript
@@ -67,6 +69,7 @@ enum Route: Equatable, Sendable {
             case "frames": return .sessionFrames(id)
             case "events": return .sessionEvents(id)
             case "render.svg": return .sessionRender(id)
+            case "tokens": return .sessionTokens(id)
             default: return nil
             }
         default:
@@ -96,6 +99,7 @@ enum Route: Equatable, Sendable {
             if sub.hasBytes(of: "frames") { return .sessionFrames(id) }
             if sub.hasBytes(of: "events") { return .sessionEvents(id) }
             if sub.hasBytes(of: "render.svg") { return .sessionRender(id) }
+            if sub.hasBytes(of: "tokens") { return .sessionTokens(id) }
             return nil
         }
     }
@@ -106,7 +110,7 @@ enum Route: Equatable, Sendable {
         case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript,
              .openAPIJSON, .openAPIYAML, .layoutDocumentSchema:
             return ["GET", "HEAD", "OPTIONS"]
-        case .solve, .sessions, .render: return ["POST", "OPTIONS"]
+        case .solve, .sessions, .render, .sessionTokens: return ["POST", "OPTIONS"]
         case .metrics, .readyz: return ["GET", "HEAD", "OPTIONS"]  // operator routes
         case .session: return ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]
         }

@@ -4,6 +4,7 @@
 public enum RouteName: Int, CaseIterable, Sendable {
     case unknown
     case healthz, solve, sessions, session, sessionFrames, sessionEvents, sessionRender, render
+    case sessionTokens
     case playground, clientScript, playgroundScript
     case metrics, readyz
     case openAPIJSON, openAPIYAML, layoutDocumentSchema
@@ -20,6 +21,7 @@ public enum RouteName: Int, CaseIterable, Sendable {
         case .sessionEvents: return "session_events"
         case .sessionRender: return "session_render"
         case .render: return "render"
+        case .sessionTokens: return "session_tokens"
         case .playground: return "playground"
         case .clientScript: return "client_js"
         case .playgroundScript: return "playground_js"
@@ -44,6 +46,7 @@ extension Route {
         case .sessionEvents: return .sessionEvents
         case .sessionRender: return .sessionRender
         case .render: return .render
+        case .sessionTokens: return .sessionTokens
         case .playground: return .playground
         case .clientScript: return .clientScript
         case .playgroundScript: return .playgroundScript

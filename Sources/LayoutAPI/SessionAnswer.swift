@@ -45,7 +45,7 @@ struct SessionAnswer {
 
     /// The response, with `ETag` and `Server-Timing`.
     func response(_ timing: ServerTiming) -> APIResponse {
-        let body = ResultEncoder.sessionBody(id: id, revision: revision, document: nil, frames: frames,
+        let body = ResultEncoder.sessionBody(id: id.map(SessionID.visible), revision: revision, document: nil, frames: frames,
                                              diagnostics: diagnostics, stats: stats)
         return .json(status, body, etag: EntityTagCondition.etag(SessionTag(revision: revision, generation: generation)), timing: timing)
     }

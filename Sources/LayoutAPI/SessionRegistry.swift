@@ -274,3 +274,18 @@ final class SessionRegistry: Sendable {
         }
     }
 }
+
+extension SessionRegistry {
+    /// How many sessions have ids starting with `prefix` (a tenant's: `tenant/`), counting no
+    /// further than `limit` (a quota check needs no more).
+    func count(prefix: String, upTo limit: Int) -> Int {
+        table.withLock { t in
+            var n = 0
+            for id in t.entries.keys where id.hasPrefix(prefix) {
+                n += 1
+                if n >= limit { break }
+            }
+            return n
+        }
+    }
+}

@@ -144,6 +144,11 @@ struct SessionRepository: Sendable {
             return LayoutAPI.Failure(Problems.storeUnavailable("the session store found damage"))
         }
     }
+
+    /// Stored sessions whose ids start with `prefix`, up to `limit` (tenant quotas).
+    func count(prefix: String, upTo limit: Int) throws(StorageError) -> Int {
+        try storage.count(prefix: prefix, upTo: limit)
+    }
 }
 
 extension SessionState {

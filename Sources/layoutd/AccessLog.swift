@@ -41,12 +41,14 @@ enum AccessLog {
         if case .streamed = response { isStream = true }
         let bytes = response.body.count
         let requestID = response.head.flatMap(requestID(of:))
+        let keyName = response.head?.logNote
+        let path = shortenedSessionID(inPath: request.path)
         sink.line(level: .info, label: label) { out in
             switch sink.format {
             case .text:
                 appendEscapedText(request.method, to: &out)
                 out.append(0x20)
-                appendEscapedText(request.path, to: &out)
+                appendEscapedText(path, to: &out)
                 out.append(0x20)
                 appendDecimal(status, to: &out)
                 if isStream { out.append(contentsOf: " (stream)".utf8) }
@@ -58,11 +60,16 @@ enum AccessLog {
                     out.append(contentsOf: " id=".utf8)
                     out.append(contentsOf: requestID.utf8)
                 }
+                if let keyName {
+                    // A key's name is [A-Za-z0-9._-] (the keys file refuses others): nothing to escape.
+                    out.append(contentsOf: " key=".utf8)
+                    out.append(contentsOf: keyName.utf8)
+                }
             case .json:
                 out.append(contentsOf: #","method":"#.utf8)
                 appendJSONString(request.method, to: &out)
                 out.append(contentsOf: #","path":"#.utf8)
-                appendJSONString(request.path, to: &out)
+                appendJSONString(path, to: &out)
                 out.append(contentsOf: #","status":"#.utf8)
                 appendDecimal(status, to: &out)
                 out.append(contentsOf: #","duration_ms":"#.utf8)
@@ -71,13 +78,15 @@ enum AccessLog {
                 appendDecimal(bytes, to: &out)
                 if isStream { out.append(contentsOf: #","stream":true"#.utf8) }
                 out.append(contentsOf: #","session":"#.utf8)
-                if let id = sessionID(inPath: request.path) {
+                if let id = sessionID(inPath: path) {
                     appendJSONString(String(id), to: &out)
                 } else {
                     out.append(contentsOf: "null".utf8)
                 }
                 out.append(contentsOf: #","request_id":"#.utf8)
                 if let requestID { appendJSONString(requestID, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                out.append(contentsOf: #","key":"#.utf8)
+                if let keyName { appendJSONString(keyName, to: &out) } else { out.append(contentsOf: "null".utf8) }
             }
         }
         return response
@@ -98,6 +107,17 @@ enum AccessLog {
         let rest = path.dropFirst(prefix.count)
         let id = rest.prefix { $0 != "/" }
         return id.isEmpty ? nil : id
+    }
+
+    /// How much of a session id a log line keeps: enough to tell sessions apart in an incident,
+    /// not enough to use one (a server-chosen id is 32 hex digits; without keys, knowing an id
+    /// is what it takes to read, replace or delete its session).
+    static let loggedIDLength = 8
+
+    /// `path` with the `{id}` of `/v1/sessions/{id}…` cut to `loggedIDLength` characters and `…`.
+    static func shortenedSessionID(inPath path: String) -> String {
+        guard let id = sessionID(inPath: path), id.count > loggedIDLength else { return path }
+        return String(path[..<id.startIndex]) + id.prefix(loggedIDLength) + "…" + path[id.endIndex...]
     }
 
     /// `1234567` ns → `1.235` (milliseconds, three decimals, as `Server-Timing` writes them).

@@ -59,4 +59,12 @@ struct TextSetting: SettingValue {
     }
 
     func strings() throws -> [String] { text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
+
+    func boolean() throws -> Bool {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw ConfigurationError("must be true or false, not '\(text)'")
+        }
+    }
 }

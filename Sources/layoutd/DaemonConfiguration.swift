@@ -65,12 +65,19 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// When an acknowledged change is fsynced: `always`, `everysec` or `never` (Redis's words).
     var sync = "everysec"
 
+    // Access control (issue 29, docs/operations.md "Access control").
+    /// The API keys file (`layoutd keys new`); empty: no keys, and then `host` must be a loopback
+    /// address unless `allowAnonymous`.
+    var apiKeysFile = ""
+    /// Serve a non-loopback `host` without keys, deliberately (Redis's protected mode, turned off).
+    var allowAnonymous = false
+
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "maxResidentBytes", "sessionIdleTimeoutSeconds",
-        "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync",
+        "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync", "apiKeysFile", "allowAnonymous",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -123,6 +130,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "corsOrigins": corsOrigins = try value.strings()
         case "store": store = try value.string()
         case "sync": sync = try value.string()
+        case "apiKeysFile": apiKeysFile = try value.string()
+        case "allowAnonymous": allowAnonymous = try value.boolean()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -136,6 +145,17 @@ struct DaemonConfiguration: Equatable, Sendable {
         for key in Self.keys {
             if let problem = problem(with: key) { throw ConfigurationError(problem) }
         }
+        if let problem = protectedModeProblem { throw ConfigurationError(problem) }
+    }
+
+    /// Protected mode (Redis's idea): without keys, only this machine may connect, unless the
+    /// operator says otherwise. Checked once every source has spoken: a host from the file and
+    /// keys from a flag are fine together.
+    var protectedModeProblem: String? {
+        guard apiKeysFile.isEmpty, !allowAnonymous, !Self.isLoopback(host) else { return nil }
+        return "host \(host) would serve anyone on the network without keys: give --api-keys FILE "
+            + "(setting apiKeysFile; make keys with `layoutd keys new NAME --file FILE`), or --allow-anonymous "
+            + "(setting allowAnonymous) to serve without keys deliberately"
     }
 
     /// What is wrong with setting `key` as it stands, or nil. One setting at a time, so that each
@@ -153,6 +173,7 @@ struct DaemonConfiguration: Equatable, Sendable {
                 return "logFormat must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logFormat)'"
             }
         case "lockDirectory": if lockDirectory.isEmpty { return "lockDirectory must not be empty" }
+
         case "store":
             // The value may hold a password: messages show it redacted.
             if case .postgres(let url)? = storeLocation, let problem = PostgresSessionStorage.problem(url: url) {
@@ -261,6 +282,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "corsOrigins": "[" + corsOrigins.map(jsonString).joined(separator: ", ") + "]",
             "store": jsonString(storeForLog),  // a password never reaches the output
             "sync": jsonString(sync),
+            "apiKeysFile": jsonString(apiKeysFile),
+            "allowAnonymous": allowAnonymous ? "true" : "false",
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}"
@@ -316,6 +339,7 @@ protocol SettingValue {
     func number() throws -> Double
     func integer() throws -> Int
     func strings() throws -> [String]
+    func boolean() throws -> Bool
 }
 
 /// A value of the configuration file: its JSON type must match the setting's.
@@ -351,5 +375,21 @@ private struct FileSetting: SettingValue {
         do { return try container.decode([String].self, forKey: SettingKey(key)) } catch {
             throw ConfigurationError("'\(key)' must be an array of strings")
         }
+    }
+
+    func boolean() throws -> Bool {
+        do { return try container.decode(Bool.self, forKey: SettingKey(key)) } catch {
+            throw ConfigurationError("'\(key)' must be true or false")
+        }
+    }
+}
+
+extension DaemonConfiguration {
+    /// Whether `host` reaches only this machine: `localhost`, 127.0.0.0/8 or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }

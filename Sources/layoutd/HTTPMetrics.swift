@@ -11,13 +11,13 @@ import Telemetry
 final class HTTPMetrics: Sendable {
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]
     /// Every status the API answers, then `other` (a status outside the list; none today).
-    static let statuses = [200, 201, 204, 206, 304, 400, 404, 405, 406, 409, 411, 412, 413, 414, 415, 422, 428, 429,
-                           431, 500, 501, 503, 505]
+    static let statuses = [200, 201, 204, 206, 304, 400, 401, 403, 404, 405, 406, 409, 411, 412, 413, 414, 415, 422, 428,
+                           429, 431, 500, 501, 503, 505]
     private static let routes = RouteName.allCases.count
     // Literals (checked against the lists in `init`): a constant needs no initialisation check on
     // the request path.
     private static let methodCount = 8
-    private static let statusSlots = 24
+    private static let statusSlots = 26
 
     // Layout of the counters: requests[route][method][status], then per route a histogram, then bytes.
     private static let requestCounters = routes * methods.count * statusSlots
@@ -55,23 +55,25 @@ final class HTTPMetrics: Sendable {
         case 206: return 3
         case 304: return 4
         case 400: return 5
-        case 404: return 6
-        case 405: return 7
-        case 406: return 8
-        case 409: return 9
-        case 411: return 10
-        case 412: return 11
-        case 413: return 12
-        case 414: return 13
-        case 415: return 14
-        case 422: return 15
-        case 428: return 16
-        case 429: return 17
-        case 431: return 18
-        case 500: return 19
-        case 501: return 20
-        case 503: return 21
-        case 505: return 22
+        case 401: return 6
+        case 403: return 7
+        case 404: return 8
+        case 405: return 9
+        case 406: return 10
+        case 409: return 11
+        case 411: return 12
+        case 412: return 13
+        case 413: return 14
+        case 414: return 15
+        case 415: return 16
+        case 422: return 17
+        case 428: return 18
+        case 429: return 19
+        case 431: return 20
+        case 500: return 21
+        case 501: return 22
+        case 503: return 23
+        case 505: return 24
         default: return statusSlots - 1
         }
     }

@@ -21,12 +21,15 @@ struct Router: Sendable {
     let streamHeartbeatSeconds: Double
     /// Requests by route and status, latency, bytes (`GET /metrics`; see `HTTPMetrics`).
     let metrics = HTTPMetrics()
+    /// Requests by tenant, with access control on (`TenantMetrics`).
+    let tenantMetrics = TenantMetrics()
 
     /// `onStoreEvent`: where the API's reports about its store go (the daemon's log).
-    init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil,
+    init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil, access: AccessPolicy? = nil,
          onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil) {
         var api = configuration.apiConfiguration
         api.onStoreEvent = onStoreEvent
+        api.access = access
         self.init(api: LayoutAPI(configuration: api, storage: storage),
                   connectionTimeoutSeconds: configuration.timeoutSeconds)
     }
@@ -74,11 +77,15 @@ struct Router: Sendable {
         metrics.record(route: reply.route, method: request.method, status: reply.status, bytesIn: request.body.count,
                        bytesOut: request.method == "HEAD" || reply.stream != nil ? 0 : reply.body.count,
                        nanoseconds: MonotonicTime.now - started)
-        // SSE seam: streamed answers are converted here, before the plain conversion below.
-        if let events = reply.stream {
-            return sseResponse(reply) { stream in events.open(StreamSink(stream: stream)) }
+        if let tenant = reply.tenant {
+            let limited = reply.status == 429 && reply.text.contains("/problems/rate-limited")
+            tenantMetrics.record(tenant: tenant, status: reply.status, rateLimited: limited)
         }
-        return Router.httpResponse(reply)
+        // SSE seam: streamed answers are converted here, before the plain conversion below.
+        var response = reply.stream.map { events in sseResponse(reply) { stream in events.open(StreamSink(stream: stream)) } }
+            ?? Router.httpResponse(reply)
+        if let keyName = reply.keyName { response.setLogNote(keyName) }
+        return response
     }
 
     /// The wire request as the API sees it (the path and the query as sent, still percent-encoded:

@@ -27,6 +27,7 @@ extension Serve {
             ("corsOrigins", "--cors-origin", corsOrigins.isEmpty ? nil : corsOrigins.joined(separator: " ")),
             ("store", "--store", store.map { redactedStoreURL($0) }),
             ("sync", "--sync", sync),
+            ("apiKeysFile", "--api-keys", apiKeys),
         ]
         return all.compactMap { key, flag, value in value.map { (key, flag, $0) } }
     }

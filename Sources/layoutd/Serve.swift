@@ -211,6 +211,14 @@ struct Serve: ParsableCommand {
         valueName: "always|everysec|never"))
     var sync: String?
 
+    @Option(name: .customLong("api-keys"), help: ArgumentHelp(
+        "The API keys file (make keys with `layoutd keys new NAME --file FILE`): every /v1 request then needs Authorization: Bearer KEY; the file is read again within a second of a change and on SIGHUP. Default: none (loopback only, unless --allow-anonymous).",
+        valueName: "file"))
+    var apiKeys: String?
+
+    @Flag(help: "Serve a non-loopback --host without --api-keys: anyone who can connect may read, replace and delete any session.")
+    var allowAnonymous = false
+
     @Flag(help: "Print the settings in effect, as JSON, and exit.")
     var printConfig = false
 
@@ -244,6 +252,11 @@ struct Serve: ParsableCommand {
         }
         let transportErrors = libevent.errorReplyContentType ?? "no reply"
 
+        let keys = try Self.openKeys(settings, logger: logger)
+        defer { keys?.stop() }
+        let reloadSignal = keys.map { KeysReloadSignal(keys: $0) }
+        defer { reloadSignal?.stop() }
+
         // Held until the process ends (the kernel drops it then, however it ends).
         let storeLock: LockFile?
         do throws(StoreLockError) {
@@ -261,10 +274,11 @@ struct Serve: ParsableCommand {
             throw ExitCode.failure
         }
         defer { storage?.close() }
-        let router = Router(configuration: settings, storage: storage,
+        let router = Router(configuration: settings, storage: storage, access: keys.map { AccessPolicy(keys: $0) },
                             onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) })
-        router.api.addMetricsSource { [metrics = router.metrics] out in
+        router.api.addMetricsSource { [metrics = router.metrics, tenants = router.tenantMetrics] out in
             metrics.write(to: &out)
+            tenants.write(to: &out)
             ProcessMetrics.write(to: &out)
         }
         let sweeper = settings.sweepIntervalSeconds.map { interval in
@@ -291,6 +305,7 @@ struct Serve: ParsableCommand {
             resident), idle time-out \(jsonNumber(settings.sessionIdleTimeoutSeconds)) s; store \(settings.storeForLog) \
             (\(router.api.sessionCount) session(s), sync \(settings.sync)); CORS origins: \
             \(settings.corsOrigins.isEmpty ? "none" : settings.corsOrigins.joined(separator: " ")); \
+            \(Self.accessSummary(settings, keys)); \
             allocator mimalloc \(Self.mimallocVersion); \(libevent.message); transport errors as \(transportErrors) \
             (evhttp_send_error override in effect)
             """)
@@ -338,6 +353,8 @@ struct Serve: ParsableCommand {
         if !corsOrigins.isEmpty { settings.corsOrigins = corsOrigins }
         if let store { settings.store = store }
         if let sync { settings.sync = sync }
+        if let apiKeys { settings.apiKeysFile = apiKeys }
+        if allowAnonymous { settings.allowAnonymous = true }
         try checkFlags(settings)
         try settings.validate()
         return settings

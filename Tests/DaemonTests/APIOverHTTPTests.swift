@@ -506,7 +506,7 @@ struct APIOverHTTPTests {
         #expect(preflight.header("Allow") == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, PUT, PATCH, DELETE, OPTIONS")
-        #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, X-Request-Id")
+        #expect(preflight.header("Access-Control-Allow-Headers") == "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id, Last-Event-ID")
         #expect(preflight.header("Access-Control-Max-Age") == "600")
         #expect(preflight.header("Vary") == "Origin")
 
@@ -520,7 +520,7 @@ struct APIOverHTTPTests {
         let solved = try c.post("/v1/solve", Documents.card, headers: [("Origin", "https://app.example")])
         #expect(solved.status == 200)
         #expect(solved.header("Access-Control-Allow-Origin") == "https://app.example")
-        #expect(solved.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing, X-Request-Id")
+        #expect(solved.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate")
         let missing = try c.get("/v1/sessions/none", headers: [("Origin", "https://app.example")])
         #expect(missing.status == 404)
         #expect(missing.header("Access-Control-Allow-Origin") == "https://app.example")

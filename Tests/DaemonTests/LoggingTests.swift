@@ -53,6 +53,18 @@ struct LoggingTests {
         }
     }
 
+    @Test("a session id in an access line is cut to its first 8 characters, in text and in JSON")
+    func sessionIDsShortened() throws {
+        let id = "0123456789abcdef0123456789abcdef"
+        for format in ["text", "json"] {
+            let daemon = try Daemon(["--log-format", format])
+            _ = try daemon.connect().request("GET", "/v1/sessions/\(id)/frames")
+            let found = lines(of: daemon, count: 1) { $0.contains("/v1/sessions/") }
+            #expect(found.first?.contains("/v1/sessions/01234567") == true, "\(format): \(daemon.stderr)")
+            #expect(!daemon.stderr.contains(id))
+        }
+    }
+
     @Test("every access line is written by the time the daemon exits on SIGTERM")
     func flushedOnSIGTERM() throws {
         let daemon = try Daemon()

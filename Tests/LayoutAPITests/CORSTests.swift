@@ -31,7 +31,7 @@ struct CORSTests {
         #expect(r.status == 201)
         #expect(r.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(r.header("Vary") == "Origin")
-        #expect(r.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing, X-Request-Id")
+        #expect(r.header("Access-Control-Expose-Headers") == "ETag, Location, Server-Timing, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate")
         let e = c.send("GET", "/v1/sessions/none", headers: [("Origin", "https://app.example")])
         #expect(e.status == 404)
         #expect(e.header("Access-Control-Allow-Origin") == "https://app.example")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import JSON
+import Access
 @testable import LayoutAPI
 
 /// docs/openapi.yaml against the code: the two must name the same routes, methods and statuses.
@@ -104,7 +105,22 @@ struct OpenAPIContractTests {
         var contentType: String? = "application/merge-patch+json"
         /// The current ETag of `s1` is put in this header.
         var currentTagIn: String?
+        /// Access control on (`ContractKeys`): `s1` is made with the owner's key, and the request
+        /// is sent with the key of this name (none: no `Authorization`), `repeats` times.
+        var access = false
+        var key: String?
+        var repeats = 1
     }
+
+    /// The keys of the access-control probes: one tenant, `t`.
+    static let keys: KeysFixture = {
+        let k = KeysFixture()
+        k.add("owner", tenant: "t")
+        k.add("viewer", tenant: "t", readOnly: true)
+        k.add("limited", tenant: "t", rate: 1)
+        k.add("quota", tenant: "t", maxSessions: 1)
+        return k
+    }()
 
     static let document = #"""
         {"views": {"root": {"frame": {"width": 375, "height": 667}}, "card": {"parent": "root"}},
@@ -145,6 +161,11 @@ struct OpenAPIContractTests {
         Probe(name: "subscribers overall", configuration: configuration { $0.maxSubscribers = 0 }),
         Probe(name: "CORS preflight", configuration: configuration { $0.corsOrigins = ["https://app.example"] },
               headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "PATCH")]),
+        Probe(name: "no key", access: true),
+        Probe(name: "a key", access: true, key: "owner"),
+        Probe(name: "read-only key", access: true, key: "viewer"),
+        Probe(name: "rate limit spent", access: true, key: "limited", repeats: 2),
+        Probe(name: "tenant quota", id: "fresh", access: true, key: "quota"),
     ]
 
     /// Documented statuses no in-process request can provoke, with why.
@@ -155,9 +176,18 @@ struct OpenAPIContractTests {
     ]
 
     static func status(_ probe: Probe, method: String, template: String) -> Int {
-        let client = Client(probe.configuration)
-        let created = client.put("s1", document)
+        var configuration = probe.configuration
+        var owner: [(name: String, value: String)] = []
+        if probe.access {
+            // A bucket of its own for each probe, on a clock that stands still.
+            configuration.access = AccessPolicy(keys: try! keys.ring(), limiter: RateLimiter(clock: { 0 }),
+                                                now: { 1_800_000_000 })
+            owner = [("Authorization", "Bearer " + keys.keys["owner"]!)]
+        }
+        let client = Client(configuration)
+        let created = client.send("PUT", "/v1/sessions/s1", headers: owner, body: document)
         var headers = probe.headers
+        if let name = probe.key { headers.append(("Authorization", "Bearer " + keys.keys[name]!)) }
         if let header = probe.currentTagIn, let tag = created.header("ETag") { headers.append((header, tag)) }
         var body: String? = nil
         switch method {
@@ -167,8 +197,12 @@ struct OpenAPIContractTests {
             if let type = probe.contentType { headers.append(("Content-Type", type)) }
         default: break
         }
-        return client.send(method, concrete(template, id: probe.id), query: probe.query, headers: headers,
-                           body: body).status
+        var status = 0
+        for _ in 0..<probe.repeats {
+            status = client.send(method, concrete(template, id: probe.id), query: probe.query, headers: headers,
+                                 body: body).status
+        }
+        return status
     }
 
     @Test("every status an operation answers is documented for it, and every documented one is answered")
@@ -201,8 +235,9 @@ struct OpenAPIContractTests {
 
     @Test("every problem type of ProblemResponses.swift is described in the spec")
     func problemTypes() throws {
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/LayoutAPI/ProblemResponses.swift"),
-                                encoding: .utf8)
+        let source = try ["ProblemResponses.swift", "ProblemResponses+Access.swift"].map {
+            try String(contentsOf: Self.root.appendingPathComponent("Sources/LayoutAPI/" + $0), encoding: .utf8)
+        }.joined()
         let pattern = try NSRegularExpression(pattern: "type: \"([a-z-]+)\"")
         let types = pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).compactMap {
             Range($0.range(at: 1), in: source).map { String(source[$0]) }
