@@ -10,7 +10,8 @@ import PackageDescription
 //   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, a thread starter, ASCII comparison, percent-decoding (imports only the C library)
-//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, Telemetry, ArgumentParser, Logging
+//   Access → Primitives  (API keys: the keys file, SHA-256/HMAC, rate limits, stream tokens; imports only the C library besides)
+//   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, Telemetry, Access, ArgumentParser, Logging
 //   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
         .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
+        // API keys (issue 29): the keys file, SHA-256/HMAC, constant-time comparison, rate limits, stream tokens.
+        .target(name: "Access", dependencies: ["Primitives"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: the CPUs of the affinity mask, the header pre-scan, and in
         // LibeventInternals.c every use of libevent beyond its documented API (http_struct.h fields,
@@ -79,7 +82,7 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Primitives", "JSON"]),
         .executableTarget(name: "layoutd", dependencies: [
             "LayoutAPI", "LayoutEngine", "LayoutModel", "JSON", "EventHTTP", "CProblemReplies", "CMimalloc", "Primitives",
-            "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry",
+            "Storage", "SQLiteStorage", "PostgresStorage", "Telemetry", "Access",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -94,6 +97,7 @@ let package = Package(
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
+        .testTarget(name: "AccessTests", dependencies: ["Access", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

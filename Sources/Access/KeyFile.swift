@@ -60,6 +60,8 @@ public enum KeyFile {
     /// of a stored session's identity.
     public static func problem(tenant: String) -> String? {
         if tenant.isEmpty || tenant.utf8.count > maxNameLength { return "a tenant is 1 to \(maxNameLength) characters" }
+        // A key pasted here would become a metrics label.
+        if tenant.hasPrefix(APIKeys.prefix) { return "a tenant may not begin with '\(APIKeys.prefix)', the prefix of keys" }
         if !tenant.utf8.allSatisfy(isWordByte) {
             return "tenant '\(shown(tenant))' may hold only letters, digits, '_' and '-'"
         }
