@@ -26,6 +26,6 @@ struct Layoutd: ParsableCommand {
             """,
         version: "0.1.0",
         // There is deliberately no default subcommand.
-        subcommands: [Serve.self, Solve.self, Store.self, Probe.self]
+        subcommands: [Serve.self, Solve.self, Store.self, Probe.self, Keys.self]
     )
 }
