@@ -26,6 +26,8 @@ public final class KeyRing: Sendable {
     /// The file as last read (device, inode, size, mtime): what the watcher compares.
     private let stamp: Locked<FileStamp?>
     private let watcher = Locked(Watcher())
+    /// Held while the file is read and its keys put in effect.
+    private let reloading = PThreadLock()
     /// Woken by `stop()`, so the watcher's wait between checks ends at once.
     private let wake = PThreadLock()
 
@@ -84,6 +86,12 @@ public final class KeyRing: Sendable {
     /// keeps them and is reported through `onEvent`; a change is reported as `.reloaded`.
     @discardableResult
     public func reload() -> Bool {
+        // One reload at a time (SIGHUP and the watcher may ask at once): otherwise one that read
+        // the file before a revocation could put the revoked key back after one that read it after.
+        reloading.withLock { reloadNow() }
+    }
+
+    private func reloadNow() -> Bool {
         // The stamp before the contents: a write between the two is seen as a change next time.
         let current = FileStamp(path: path)
         stamp.withLock { $0 = current }
