@@ -17,7 +17,8 @@ struct Layoutd: ParsableCommand {
             its configuration file and its endpoints). `layoutd solve FILE` solves one document \
             and prints exactly what the daemon's POST /v1/solve answers (see `layoutd solve --help`). \
             `layoutd store check|compact --store sqlite:PATH` checks or compacts a session store. \
-            `layoutd probe` asks a running daemon for its /readyz (the container HEALTHCHECK).
+            `layoutd probe` asks a running daemon for its /readyz (the container HEALTHCHECK). \
+            `layoutd keys new|list|revoke --file FILE` makes, lists and revokes API keys (`serve --api-keys FILE`).
 
             Exit status: 0 on success and after a graceful shutdown (SIGINT or SIGTERM); 1 when \
             the daemon cannot start (port in use, address not available), or when `solve` finds \
@@ -26,6 +27,6 @@ struct Layoutd: ParsableCommand {
             """,
         version: "0.1.0",
         // There is deliberately no default subcommand.
-        subcommands: [Serve.self, Solve.self, Store.self, Probe.self]
+        subcommands: [Serve.self, Solve.self, Store.self, Probe.self, Keys.self]
     )
 }

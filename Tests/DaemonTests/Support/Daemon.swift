@@ -54,7 +54,7 @@ enum LayoutdBinary {
     /// and engine it serves.
     private static let watchedSources = [
         "layoutd", "EventHTTP", "CLibevent", "CEventHTTPSupport", "CProblemReplies", "LayoutAPI", "LayoutEngine", "LayoutModel", "Cassowary", "JSON",
-        "Storage", "SQLiteStorage", "Primitives",
+        "Storage", "SQLiteStorage", "Primitives", "Access", "PostgresStorage", "Telemetry",
     ]
 
     /// `swift test` recompiles the layoutd module but does not relink the executable, so after an
