@@ -133,7 +133,7 @@ public final class LayoutAPI: Sendable {
         // An id that breaks the id rules names no session (no PUT could have made it), and it may
         // hold a `/` (`%2F`), which keys reserve for tenants (`SessionID.key`).
         if let id = route.sessionID, !SessionID.isValid(id) {
-            return method == "PUT" ? Problems.invalidSessionID(id) : Problems.sessionNotFound(id)
+            return method == "PUT" ? Problems.invalidSessionID(id) : Problems.sessionNotFound(id, raw: true)
         }
         // From here on, ids are the tenant's keys for them: a tenant reaches only its own sessions.
         switch route.scoped(to: principal?.tenant) {

@@ -74,9 +74,11 @@ enum Problems {
         response(404, type: "not-found", title: "Not found", detail: "no route for \(method) \(path)")
     }
 
-    static func sessionNotFound(_ id: String) -> APIResponse {
+    /// `key`: the session's key (`SessionID.key`), named as its tenant knows it; `raw`: an id that
+    /// breaks the id rules, named as sent (it names no key).
+    static func sessionNotFound(_ key: String, raw: Bool = false) -> APIResponse {
         response(404, type: "session-not-found", title: "No such session",
-                 detail: "no session '\(SessionID.visible(id))' (it never existed, was deleted, or expired)")
+                 detail: "no session '\(raw ? key : SessionID.visible(key))' (it never existed, was deleted, or expired)")
     }
 
     static func methodNotAllowed(_ method: String, _ path: String, route: Route) -> APIResponse {

@@ -8,7 +8,7 @@ import TestSupport
 /// protected mode, and the key kept out of the log.
 @Suite("Access control on the daemon", .serialized)
 struct AccessControlDaemonTests {
-    static let doc = #"{"views":[{"id":"root","frame":[0,0,100,100]},{"id":"a"}],"constraints":["a.edges == root.edges"]}"#
+    static let doc = #"{"views":{"root":{"frame":{"width":100,"height":100}},"a":{"parent":"root"}},"constraints":["a.edges == root.edges"]}"#
 
     /// `layoutd keys new NAME --file FILE …`: the key (its last line of output).
     static func newKey(_ name: String, file: String, _ extra: [String] = []) throws -> String {
@@ -74,7 +74,8 @@ struct AccessControlDaemonTests {
             #expect(try c.request("DELETE", "/v1/sessions/demo", headers: headers).status == status, "DELETE as \(caller.rawValue)")
         }
         #expect(try c.get("/v1/sessions/demo", headers: Self.bearer(owner)).status == 404)
-        let log = daemon.stderr
+        // Access lines are written by the log's own thread.
+        let log = eventually(timeout: 5, { daemon.stderr }, satisfies: { $0.contains("DELETE /v1/sessions/demo 204") })
         #expect(log.contains("key=alice-ci"))
         for key in keys.values + [owner] { #expect(!log.contains(key), "a key reached the log") }
     }
@@ -100,8 +101,9 @@ struct AccessControlDaemonTests {
         var before = stat()
         #expect(stat(file, &before) == 0)
         var text = try String(contentsOfFile: file, encoding: .utf8)
-        let hashStart = try #require(text.range(of: "sha256=", range: try #require(text.range(of: "bob "))..<text.endIndex))
-        let digest = text.index(hashStart.upperBound, offsetBy: 0)..<text.index(hashStart.upperBound, offsetBy: 64)
+        let bobLine = try #require(text.range(of: "bob "))
+        let hashStart = try #require(text.range(of: "sha256=", range: bobLine.lowerBound..<text.endIndex))
+        let digest = hashStart.upperBound..<text.index(hashStart.upperBound, offsetBy: 64)
         text.replaceSubrange(digest, with: String(repeating: "0", count: 64))
         let handle = try #require(FileHandle(forWritingAtPath: file))
         try handle.write(contentsOf: Data(text.utf8))
@@ -150,7 +152,7 @@ struct AccessControlDaemonTests {
         let byEnvironment = try LayoutdBinary.run(["serve", "--port", "0"], environment: environment, timeout: 20)
         #expect(byEnvironment.status == 64)
         let open = try Daemon(["--host", "0.0.0.0", "--allow-anonymous"])
-        #expect(open.stderr.contains("access control: none (--allow-anonymous"))
+        #expect(eventually { open.stderr.contains("access control: none (--allow-anonymous") }, "\(open.stderr)")
         let c = try open.connect()
         #expect(try c.post("/v1/solve", Self.doc).status == 200)
         // Loopback stays open without keys, as before.
@@ -169,7 +171,7 @@ struct AccessControlDaemonTests {
             let daemon = try Daemon(["--api-keys", file, "--store", store])
             let c = try daemon.connect()
             #expect(try c.put("/v1/sessions/demo", Self.doc, headers: Self.bearer(alice)).status == 201)
-            #expect(try c.put("/v1/sessions/demo", #"{"views":[{"id":"root","frame":[0,0,7,7]}]}"#,
+            #expect(try c.put("/v1/sessions/demo", #"{"views":{"root":{"frame":{"width":7,"height":7}}}}"#,
                               headers: Self.bearer(bob)).status == 201)
             daemon.signal(SIGTERM)
             #expect(daemon.waitForExit(timeout: 10) == 0)

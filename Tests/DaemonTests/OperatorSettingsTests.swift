@@ -53,11 +53,14 @@ struct OperatorSettingsTests {
         ("LAYOUTD_CORS_ORIGINS", "corsOrigins", "https://a.example, https://b.example:8443", ["https://a.example", "https://b.example:8443"]),
         ("LAYOUTD_STORE", "store", "sqlite:/tmp/env.db", "sqlite:/tmp/env.db"),
         ("LAYOUTD_SYNC", "sync", "always", "always"),
+        ("LAYOUTD_API_KEYS_FILE", "apiKeysFile", "/etc/layoutd/api-keys", "/etc/layoutd/api-keys"),
+        ("LAYOUTD_ALLOW_ANONYMOUS", "allowAnonymous", "true", true),
     ]
 
     /// Whether a value --print-config printed (as JSONSerialization read it) is `expected`.
     static func same(_ printed: Any?, _ expected: Any) -> Bool {
         switch expected {
+        case let flag as Bool: return (printed as? NSNumber).map { String(cString: $0.objCType) == "c" && $0.boolValue == flag } ?? false
         case let list as [String]: return printed as? [String] == list
         case let text as String: return printed as? String == text
         case let whole as Int: return (printed as? NSNumber)?.doubleValue == Double(whole)

@@ -55,7 +55,8 @@ struct SettingRangesTests {
         let defaults = try OperatorSettingsTests.printedConfig(try LayoutdBinary.run(["serve", "--print-config"],
                                                                                      environment: Self.environment()))
         // The table covers every number --print-config shows (a new numeric setting needs a row and a range).
-        let numeric = Set(defaults.filter { $0.value is NSNumber }.keys)
+        // JSON's true and false read as NSNumbers too (of type "c"): settings, not numbers.
+        let numeric = Set(defaults.filter { ($0.value as? NSNumber).map { String(cString: $0.objCType) != "c" } ?? false }.keys)
         #expect(Set(Self.outOfRange.map(\.key)) == numeric)
         let directory = try TemporaryDirectory()
         for row in Self.outOfRange {
