@@ -55,9 +55,9 @@ extension ViewParser {
                     if known[a] == nil {
                         reader.report(ip, .unknownView, "arranged view '\(a)' is not a view of this document")
                     } else if a == id {
-                        reader.report(ip, .invalidValue, "a stack view cannot arrange itself ('\(id)')")
+                        reader.report(ip, .invalidArrangement, "a stack view cannot arrange itself ('\(id)')")
                     } else if !seen.insert(a).inserted {
-                        reader.report(ip, .invalidValue, "'\(a)' is arranged twice in this stack")
+                        reader.report(ip, .invalidArrangement, "'\(a)' is arranged twice in this stack")
                     } else {
                         stack.arranged.append(a)
                     }
@@ -72,8 +72,9 @@ extension ViewParser {
 
     /// Checks every stack against the other views and gives each arranged view without `parent`
     /// its stack as parent (UIKit's `addArrangedSubview` makes the view a subview of the stack).
-    /// An arranged view that is a guide, has another parent, is arranged by two stacks, or is an
-    /// ancestor of its stack is a problem at `/views/<stack>/stack/arranged/<i>`.
+    /// An arranged view that is a guide (`not_for_guide`), has another parent or is arranged by two
+    /// stacks (`invalid_arrangement`), or is an ancestor of its stack (`parent_cycle`) is a problem
+    /// at `/views/<stack>/stack/arranged/<i>`.
     mutating func resolveStacks(_ raws: [RawView], buckets: inout [[Problem]]) {
         var position = [String: Int](minimumCapacity: views.count)
         for (i, v) in views.enumerated() { position[v.id] = i }
@@ -93,10 +94,10 @@ extension ViewParser {
                 if views[a].kind == .guide {
                     problems.append(Problem(at, .notForGuide, "'\(id)' is a layout guide; a stack arranges views"))
                 } else if let other = arrangedBy[id] {
-                    problems.append(Problem(at, .invalidValue,
+                    problems.append(Problem(at, .invalidArrangement,
                         "'\(id)' is arranged by stack '\(other)' already; a view has one parent"))
                 } else if let parent = views[a].parent, parent != stackID {
-                    problems.append(Problem(at, .invalidValue,
+                    problems.append(Problem(at, .invalidArrangement,
                         "'\(id)' has parent '\(parent)', but an arranged view's parent is its stack view: "
                         + "leave its parent out or set it to '\(stackID)'"))
                 } else if views[a].parent == nil, isAncestor(id, of: stackID, position: position) {

@@ -37,13 +37,13 @@ struct StackParsingTests {
         """) == ["/views/s/stack/arranged/1 unknown_view"])
     }
 
-    @Test("an arranged view with another parent is a 422 naming both parents, at its place in arranged")
+    @Test("an arranged view with another parent is invalid_arrangement naming both parents, at its place in arranged")
     func anotherParent() throws {
         let problems = DocTest.problems("""
         {"views": {"root": {}, "other": {"parent": "root"}, "s": {"parent": "root", "stack": {"arranged": ["a"]}},
                    "a": {"parent": "other"}}}
         """)
-        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/views/s/stack/arranged/0 invalid_value"])
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/views/s/stack/arranged/0 invalid_arrangement"])
         let detail = try #require(problems.first?.detail)
         #expect(detail.contains("'other'") && detail.contains("'s'"))
     }
@@ -73,12 +73,12 @@ struct StackParsingTests {
         """) == ["/views/s/stack/alignment invalid_value"])
     }
 
-    @Test("a stack arranging itself, a view twice, or a view another stack arranges is invalid_value")
+    @Test("a stack arranging itself, a view twice, or a view another stack arranges is invalid_arrangement")
     func arrangedOnce() {
         #expect(DocTest.pointersAndCodes("""
         {"views": {"s": {"stack": {"arranged": ["a", "s", "a"]}}, "t": {"stack": {"arranged": ["a"]}}, "a": {}}}
-        """) == ["/views/s/stack/arranged/1 invalid_value", "/views/s/stack/arranged/2 invalid_value",
-                 "/views/t/stack/arranged/0 invalid_value"])
+        """) == ["/views/s/stack/arranged/1 invalid_arrangement", "/views/s/stack/arranged/2 invalid_arrangement",
+                 "/views/t/stack/arranged/0 invalid_arrangement"])
     }
 
     @Test("arranging the stack's own ancestor is parent_cycle; guides neither stack nor are arranged")
