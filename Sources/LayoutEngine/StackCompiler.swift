@@ -23,6 +23,9 @@ struct StackCompiler {
     /// down, proportions at 999 and down.
     static let spanningFit = 51.0, canvasFit = 49.0, ambiguitySuppression = 25.0
     static let equalCentering = 150.0, fillProportionally = 1000.0
+    /// Where the count-down levels stop in a long stack: a level must stay a valid priority, and
+    /// above the fits (51, 49) that only settle what nothing else decides.
+    static let lowestCentering = 100.0, lowestProportion = 251.0
     /// Below ambiguity suppression: only decides where a baseline-aligned group sits in a taller
     /// stack (at the top), never sizes a view.
     static let baselinePin = 24.0
@@ -164,7 +167,7 @@ struct StackCompiler {
                 let on = rank[k] >= 0 && content > 0 && total > 0
                 let f = on ? (mainIntrinsic(of: a[k]) ?? 0) / total : 0
                 item("fill-proportionally-\(k)", [(a[k], mainSize, 1), (s, canvasMainEnd, -f), (s, canvasMainStart, f)],
-                     priority: max(Self.fillProportionally - Double(k + 1), 251), active: on)
+                     priority: max(Self.fillProportionally - Double(k + 1), Self.lowestProportion), active: on)
             }
         case .equalSpacing, .equalCentering:
             // UISV-distributing: the gaps (or the distances between centres) of visible
@@ -177,7 +180,8 @@ struct StackCompiler {
                                             : gap(shown[j - 1], k) + negated(gap(shown[0], shown[1])))
                                : [(a[k], mainStart, 1.0), (a[0], mainStart, -1.0)]
                 item(centering ? "equal-centering-\(k)" : "equal-spacing-\(k)", terms,
-                     priority: centering ? Self.equalCentering - Double(max(j - 1, 1)) : Priority.required, active: on)
+                     priority: centering ? max(Self.equalCentering - Double(max(j - 1, 1)), Self.lowestCentering)
+                                         : Priority.required, active: on)
             }
             // The stack hugs its views along the axis (the gaps may only grow when it is made longer).
             item("canvas-fit", [(s, canvasMainEnd, 1), (s, canvasMainStart, -1)], priority: Self.canvasFit, active: true)
