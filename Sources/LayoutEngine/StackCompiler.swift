@@ -94,7 +94,8 @@ struct StackCompiler {
         // around the run are half the spacing each; a run at either end has no gaps at all.
         for k in 1..<n {
             let p = k - 1
-            let interior = shown.contains { $0 < k } && shown.contains { $0 >= k }
+            // A visible view on each side of the gap (O(1): a stack may arrange thousands).
+            let interior = (first.map { $0 < k } ?? false) && (shown.last.map { $0 >= k } ?? false)
             let constant: Double
             if !interior { constant = 0 } else if visible[p] && visible[k] { constant = spec.spacing } else if visible[p] || visible[k] {
                 constant = spec.spacing / 2
