@@ -96,10 +96,8 @@ struct StackCompiler {
             let p = k - 1
             // A visible view on each side of the gap (O(1): a stack may arrange thousands).
             let interior = (first.map { $0 < k } ?? false) && (shown.last.map { $0 >= k } ?? false)
-            let constant: Double
-            if !interior { constant = 0 } else if visible[p] && visible[k] { constant = spec.spacing } else if visible[p] || visible[k] {
-                constant = spec.spacing / 2
-            } else { constant = 0 }
+            let sides = (visible[p] ? 1 : 0) + (visible[k] ? 1 : 0)
+            let constant = interior ? spec.spacing * Double(sides) / 2 : 0
             // A hidden view is tied to what precedes it; only a gap that ends at a visible view
             // (not the first) may grow in an equal* stack.
             let minimum = spec.distribution.spacingIsMinimum && visible[k] && k != first
