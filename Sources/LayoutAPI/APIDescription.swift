@@ -3528,6 +3528,75 @@ enum APIDescription {
          }
         },
         "additionalProperties": false
+       },
+       "stack": {
+        "type": "object",
+        "description": "Makes the view a stack view (document.md 2.6): UIStackView's properties, compiled to constraints as UIKit does (`<stack>/spacing-1`, `<stack>/fill-equally-1`, … in diagnostics). An arranged view without `parent` gets the stack as parent; another parent, an unknown id, a view arranged twice or by two stacks, or a guide is a 422 at `/views/<stack>/stack/arranged/<i>`.",
+        "properties": {
+         "axis": {
+          "type": "string",
+          "enum": [
+           "horizontal",
+           "vertical"
+          ],
+          "default": "horizontal",
+          "description": "The stacking axis."
+         },
+         "arranged": {
+          "type": "array",
+          "items": {
+           "$ref": "#/components/schemas/LayoutDocument/$defs/id"
+          },
+          "uniqueItems": true,
+          "default": [],
+          "description": "The arranged views' ids, in stacking order. A hidden arranged view leaves the layout with its spacing."
+         },
+         "spacing": {
+          "type": "number",
+          "minimum": -10000000.0,
+          "maximum": 10000000.0,
+          "default": 0,
+          "description": "Space between neighbours: exact for the fill distributions, a minimum for equalSpacing and equalCentering."
+         },
+         "distribution": {
+          "type": "string",
+          "enum": [
+           "fill",
+           "fillEqually",
+           "fillProportionally",
+           "equalSpacing",
+           "equalCentering"
+          ],
+          "default": "fill",
+          "description": "How the arranged views share the axis (UIStackView.Distribution)."
+         },
+         "alignment": {
+          "type": "string",
+          "enum": [
+           "fill",
+           "leading",
+           "top",
+           "center",
+           "trailing",
+           "bottom",
+           "firstBaseline",
+           "lastBaseline"
+          ],
+          "default": "fill",
+          "description": "How the arranged views sit across the axis (UIStackView.Alignment; `top` = `leading`, `bottom` = `trailing`). The baseline alignments are for horizontal stacks only (`invalid_value`)."
+         },
+         "layoutMarginsRelative": {
+          "type": "boolean",
+          "default": false,
+          "description": "Lay the arranged views out within the stack's `margins`."
+         },
+         "baselineRelative": {
+          "type": "boolean",
+          "default": false,
+          "description": "In a vertical stack, measure spacing from a view's last baseline to the next one's first baseline."
+         }
+        },
+        "additionalProperties": false
        }
       },
       "additionalProperties": false,
@@ -3568,10 +3637,15 @@ enum APIDescription {
           "required": [
            "alpha"
           ]
+         },
+         {
+          "required": [
+           "stack"
+          ]
          }
         ]
        },
-       "description": "A layout guide has no intrinsic size, margins, baselines or visibility (`not_for_guide`)."
+       "description": "A layout guide has no intrinsic size, margins, baselines or visibility, and is no stack (`not_for_guide`)."
       }
      },
      "arrayView": {
@@ -7001,6 +7075,71 @@ components:
                   maximum: 10000000.0
                   description: distance from the bottom edge up to the last baseline
               additionalProperties: false
+            stack:
+              type: object
+              description: 'Makes the view a stack view (document.md 2.6): UIStackView''s properties,
+                compiled to constraints as UIKit does (`<stack>/spacing-1`, `<stack>/fill-equally-1`,
+                … in diagnostics). An arranged view without `parent` gets the stack as parent; another
+                parent, an unknown id, a view arranged twice or by two stacks, or a guide is a 422 at
+                `/views/<stack>/stack/arranged/<i>`.'
+              properties:
+                axis:
+                  type: string
+                  enum:
+                  - horizontal
+                  - vertical
+                  default: horizontal
+                  description: The stacking axis.
+                arranged:
+                  type: array
+                  items:
+                    $ref: '#/components/schemas/LayoutDocument/$defs/id'
+                  uniqueItems: true
+                  default: []
+                  description: The arranged views' ids, in stacking order. A hidden arranged view leaves
+                    the layout with its spacing.
+                spacing:
+                  type: number
+                  minimum: -10000000.0
+                  maximum: 10000000.0
+                  default: 0
+                  description: 'Space between neighbours: exact for the fill distributions, a minimum
+                    for equalSpacing and equalCentering.'
+                distribution:
+                  type: string
+                  enum:
+                  - fill
+                  - fillEqually
+                  - fillProportionally
+                  - equalSpacing
+                  - equalCentering
+                  default: fill
+                  description: How the arranged views share the axis (UIStackView.Distribution).
+                alignment:
+                  type: string
+                  enum:
+                  - fill
+                  - leading
+                  - top
+                  - center
+                  - trailing
+                  - bottom
+                  - firstBaseline
+                  - lastBaseline
+                  default: fill
+                  description: How the arranged views sit across the axis (UIStackView.Alignment; `top`
+                    = `leading`, `bottom` = `trailing`). The baseline alignments are for horizontal stacks
+                    only (`invalid_value`).
+                layoutMarginsRelative:
+                  type: boolean
+                  default: false
+                  description: Lay the arranged views out within the stack's `margins`.
+                baselineRelative:
+                  type: boolean
+                  default: false
+                  description: In a vertical stack, measure spacing from a view's last baseline to the
+                    next one's first baseline.
+              additionalProperties: false
           additionalProperties: false
           if:
             properties:
@@ -7021,7 +7160,10 @@ components:
                 - hidden
               - required:
                 - alpha
-            description: A layout guide has no intrinsic size, margins, baselines or visibility (`not_for_guide`).
+              - required:
+                - stack
+            description: A layout guide has no intrinsic size, margins, baselines or visibility, and is
+              no stack (`not_for_guide`).
         arrayView:
           allOf:
           - $ref: '#/components/schemas/LayoutDocument/$defs/view'
@@ -8019,6 +8161,75 @@ components:
             }
           },
           "additionalProperties": false
+        },
+        "stack": {
+          "type": "object",
+          "description": "Makes the view a stack view (document.md 2.6): UIStackView's properties, compiled to constraints as UIKit does (`<stack>/spacing-1`, `<stack>/fill-equally-1`, \u2026 in diagnostics). An arranged view without `parent` gets the stack as parent; another parent, an unknown id, a view arranged twice or by two stacks, or a guide is a 422 at `/views/<stack>/stack/arranged/<i>`.",
+          "properties": {
+            "axis": {
+              "type": "string",
+              "enum": [
+                "horizontal",
+                "vertical"
+              ],
+              "default": "horizontal",
+              "description": "The stacking axis."
+            },
+            "arranged": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/id"
+              },
+              "uniqueItems": true,
+              "default": [],
+              "description": "The arranged views' ids, in stacking order. A hidden arranged view leaves the layout with its spacing."
+            },
+            "spacing": {
+              "type": "number",
+              "minimum": -10000000.0,
+              "maximum": 10000000.0,
+              "default": 0,
+              "description": "Space between neighbours: exact for the fill distributions, a minimum for equalSpacing and equalCentering."
+            },
+            "distribution": {
+              "type": "string",
+              "enum": [
+                "fill",
+                "fillEqually",
+                "fillProportionally",
+                "equalSpacing",
+                "equalCentering"
+              ],
+              "default": "fill",
+              "description": "How the arranged views share the axis (UIStackView.Distribution)."
+            },
+            "alignment": {
+              "type": "string",
+              "enum": [
+                "fill",
+                "leading",
+                "top",
+                "center",
+                "trailing",
+                "bottom",
+                "firstBaseline",
+                "lastBaseline"
+              ],
+              "default": "fill",
+              "description": "How the arranged views sit across the axis (UIStackView.Alignment; `top` = `leading`, `bottom` = `trailing`). The baseline alignments are for horizontal stacks only (`invalid_value`)."
+            },
+            "layoutMarginsRelative": {
+              "type": "boolean",
+              "default": false,
+              "description": "Lay the arranged views out within the stack's `margins`."
+            },
+            "baselineRelative": {
+              "type": "boolean",
+              "default": false,
+              "description": "In a vertical stack, measure spacing from a view's last baseline to the next one's first baseline."
+            }
+          },
+          "additionalProperties": false
         }
       },
       "additionalProperties": false,
@@ -8059,10 +8270,15 @@ components:
               "required": [
                 "alpha"
               ]
+            },
+            {
+              "required": [
+                "stack"
+              ]
             }
           ]
         },
-        "description": "A layout guide has no intrinsic size, margins, baselines or visibility (`not_for_guide`)."
+        "description": "A layout guide has no intrinsic size, margins, baselines or visibility, and is no stack (`not_for_guide`)."
       }
     },
     "arrayView": {

@@ -54,10 +54,13 @@ enum PatchPlan {
                     if MemberText.same(text, existing) { continue }
                     let json = Self.parse(text)
                     switch DocumentParser.parseView(json, id: id, viewPositions: system.viewPositions, limits: limits) {
-                    case .success(let view):
+                    case .success(var view):
                         // Whether a size is given decides if `when` predicates may compare it:
                         // other entries' validity would change, so the whole document is checked.
                         let old = system.document.views[position]
+                        // An arranged view's parent may be implied by its stack, not written; such
+                        // a patch changes no parent (`parent` is not editable here).
+                        if view.parent == nil { view.parent = old.parent }
                         guard (old.frame.width == nil) == (view.frame.width == nil),
                               (old.frame.height == nil) == (view.frame.height == nil) else { return .general }
                         edit.views.append(.init(position: position, text: text, value: view))

@@ -35,6 +35,8 @@ extension LayoutSystem {
         for view in document.views {
             viewStart.append(Int32(out.count))
             compileView(view, into: &out)
+            if view.stack != nil { compileStack(of: viewStart.count - 1, views: document.views, index: index,
+                                                direction: document.direction, into: &out) }
         }
         viewStart.append(Int32(out.count))
         // Every view has its variables now; entries find them by position (one hash per term).
@@ -46,6 +48,27 @@ extension LayoutSystem {
         }
         entryStart.append(Int32(out.count))
         return (out, viewStart, entryStart)
+    }
+
+    /// The constraints a stack view generates (after its frame and intrinsic size): its
+    /// `StackCompiler` items in terms of the solver's variables.
+    /// - Parameter stack: the stack view's position in `views`.
+    mutating func compileStack(of stack: Int, views: [View], index: [String: Int], direction: LayoutDirection,
+                               into out: inout [CompiledConstraint]) {
+        guard let compiler = StackCompiler(stack: stack, views: views, index: index) else { return }
+        let id = views[stack].id
+        for item in compiler.items() {
+            var terms: [Term] = []
+            var constant = item.constant
+            for t in item.terms {
+                AnchorTranslation.accumulate(t.attribute, of: views[t.view], variables(for: views[t.view].id),
+                                             direction: direction, coefficient: t.coefficient,
+                                             into: &terms, constant: &constant)
+            }
+            out.append(CompiledConstraint(key: .stack(id, item.name), terms: AnchorTranslation.canonical(terms),
+                                          constant: constant, relation: item.relation.solverRelation,
+                                          priority: item.priority, active: item.active))
+        }
     }
 
     /// The constraints a view generates: frame fields, then intrinsic size.
@@ -131,6 +154,10 @@ extension LayoutSystem {
             for p in Int(viewStart[i])..<Int(viewStart[i + 1]) {
                 if case .view(_, field) = compiled[p].key { return p }
             }
+            return nil
+        case .stack(let id, _):
+            guard let i = viewIndex[id] else { return nil }
+            for p in Int(viewStart[i])..<Int(viewStart[i + 1]) where compiled[p].key == key { return p }
             return nil
         case .entry(let id, let k):
             guard let e = entryIndex[id], k >= 0, Int(entryStart[e]) + k < Int(entryStart[e + 1]) else { return nil }

@@ -49,6 +49,11 @@ extension LayoutSystem {
             guard let s = setVisibility(visibility) else { return fallback(stats, views: views, entries: entries) }
             stats.add(s)
             if s.rebuilt { return fallback(stats, views: views, entries: entries) }
+            // Arranged views hidden or shown: their stacks' constraints (the views are in the
+            // document now, so a rebuild here has everything; `fallback` finds nothing left).
+            let r = restack(after: visibility)
+            stats.add(r)
+            if r.rebuilt { return fallback(stats, views: views, entries: entries) }
         }
         for r in resizes {
             if let s = resizeRoot(r.id, width: r.width, height: r.height) { stats.add(s) } else {

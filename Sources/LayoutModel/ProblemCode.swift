@@ -62,6 +62,9 @@ public enum ProblemCode: String, CaseIterable, Sendable {
     // Activation
     case solvedSizeInPredicate = "solved_size_in_predicate"
 
+    // Stack views
+    case invalidArrangement = "invalid_arrangement"
+
     /// What the code means, in one line (for the docs and `GET /v1/problems`-style listings).
     public var meaning: String {
         switch self {
@@ -106,6 +109,7 @@ public enum ProblemCode: String, CaseIterable, Sendable {
         case .positionConstant: return "A position equal to a bare constant with no other anchor (allowed only in the mortar dialect)."
         case .noCommonRoot: return "The views of one constraint share no root."
         case .solvedSizeInPredicate: return "A `when` predicate compares a size that is solved; only a root's input width/height may be compared."
+        case .invalidArrangement: return "A stack's arranged view has another parent, is listed twice or by two stacks, or is the stack itself."
         }
     }
 }

@@ -21,10 +21,11 @@ struct ViewParser {
 
     static let fields: Set<String> = [
         "id", "parent", "kind", "frame", "hidden", "alpha", "intrinsicSize", "hugging",
-        "compressionResistance", "margins", "baseline",
+        "compressionResistance", "margins", "baseline", "stack",
     ]
     /// Fields a layout guide cannot have: it has no intrinsic size, margins, baselines or visibility.
-    static let notForGuide: Set<String> = ["intrinsicSize", "margins", "baseline", "hidden", "alpha"]
+    /// (A stack view is a view: a guide cannot arrange views either.)
+    static let notForGuide: Set<String> = ["intrinsicSize", "margins", "baseline", "hidden", "alpha", "stack"]
 
     static let frameKeys = ["x", "y", "width", "height"]
     static let sizeKeys = ["width", "height"]
@@ -96,6 +97,8 @@ struct ViewParser {
             }
             if raws[i].usable { views.append(view) }
         }
+        // Stacks name other views: checked once every view is read (and implied parents set).
+        if views.contains(where: { $0.stack != nil }) { resolveStacks(raws, buckets: &buckets) }
         // When every entry became a view, positions in `raws` are positions in `views`.
         if views.count == raws.count { viewIndex = known }
         reader.problems = buckets.flatMap { $0 }
@@ -246,6 +249,8 @@ struct ViewParser {
                                                       keys: ["first", "last"], place: "baseline") {
                     view.firstBaseline = b["first"]; view.lastBaseline = b["last"] ?? 0
                 }
+            case "stack":
+                view.stack = parseStack(value, at: docPointer(raw.pointer, key), id: view.id, known: known)
             default:
                 reader.report(docPointer(raw.pointer, key), .unknownField, "unknown view field '\(key)'; allowed: "
                               + Self.fields.subtracting(raw.isArrayForm ? [] : ["id"]).sorted().joined(separator: ", "))

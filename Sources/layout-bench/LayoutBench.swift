@@ -25,6 +25,8 @@ struct LayoutBench: ParsableCommand {
                            place: every PATCH wakes a dormant session (a fresh solve) first
           json-parse       request-body parsers on the document and on a small patch: ours,
                            Foundation's JSONSerialization, Foundation's JSONDecoder
+          stack-hide       hide and show arranged views of a vertical stack as long as the
+                           document (at most 2,000), against a fresh solve (StackBench.swift)
         checksum = Σ over views of x + y (relative to the parent) + width + height.
         `layout-bench store` times the SQLite session store instead (see its --help).
         """,
@@ -138,6 +140,7 @@ struct LayoutBench: ParsableCommand {
         sessionWakes(json, text: text, workload: workload, views: views)
         let patch = Array(#"{"constraints":{"c1":{"constant":12}}}"#.utf8)
         try jsonParsers(document: text, patch: patch, workload: workload, views: views)
+        try stackHide(workload: workload, views: views)
     }
 
     func checksum(_ s: LayoutSystem) -> Double {

@@ -112,6 +112,36 @@ struct PatchPipelineTests {
         for query in Self.queries { try Self.expectSameAsGeneral(Docs.stack, patch, query) }
     }
 
+    /// A stack view (docs/document.md 2.6) whose arranged views have implied parents, and an
+    /// ordinary constraint that reads one's visibility.
+    static let stackViewDocument = """
+    {"views": {"root": {"frame": {"width": 300, "height": 100}},
+      "toolbar": {"parent": "root", "stack": {"arranged": ["h0", "a", "b", "c"], "spacing": 8, "distribution": "equalSpacing"}},
+      "h0": {"intrinsicSize": {"width": 15, "height": 20}, "hidden": true},
+      "a": {"intrinsicSize": {"width": 50, "height": 20}}, "b": {"intrinsicSize": {"width": 60, "height": 30}},
+      "c": {"intrinsicSize": {"width": 40, "height": 20}}, "d": {"parent": "root"}},
+     "constraints": {"pin": {"first": "toolbar.edges", "second": "root.edges", "constant": 10},
+                     "d-pos": "d.cornerTL == root.cornerTL", "d-h": "d.height == 4",
+                     "d-b": {"expr": "d.width == b.width", "activation": "bothVisible"}}}
+    """
+
+    /// Hiding and showing arranged views (a member splice that recompiles the stack), an arranged
+    /// view's other fields (its parent is implied), and edits of the stack itself (the whole document).
+    static let stackViewPatches: [String] = [
+        #"{"views":{"b":{"hidden":true}}}"#,
+        #"{"views":{"h0":{"hidden":false}}}"#,
+        #"{"views":{"a":{"hidden":true},"c":{"hidden":true}}}"#,
+        #"{"views":{"c":{"intrinsicSize":{"width":70,"height":20}}}}"#,
+        #"{"views":{"toolbar":{"stack":{"spacing":12,"distribution":"fillEqually"}}}}"#,
+        #"{"views":{"toolbar":{"stack":{"distribution":"fillEvenly"}}}}"#,
+        #"{"views":{"toolbar":{"stack":{"arranged":["a","b","zz"]}}}}"#,
+    ]
+
+    @Test("patches on a stack view: the pipeline answers what the general path answers", arguments: stackViewPatches)
+    func stackView(_ patch: String) throws {
+        for query in Self.queries { try Self.expectSameAsGeneral(Self.stackViewDocument, patch, query) }
+    }
+
     @Test("patches under activation rules, with and without a conflict", arguments: rulePatches)
     func rules(_ patch: String) throws {
         for cap in [300, 150] {
