@@ -4045,6 +4045,10 @@ enum APIDescription {
      },
      "detail": {
       "type": "string"
+     },
+     "suggestion": {
+      "type": "string",
+      "description": "Present when a misspelt view id, attribute, field or priority name has a near known one (\"did you mean\", docs/document.md 8.2); `detail` says it too."
      }
     }
    },
@@ -6980,6 +6984,10 @@ components:
             `invalid_id`, `broken`).
         detail:
           type: string
+        suggestion:
+          type: string
+          description: Present when a misspelt view id, attribute, field or priority name has a near known
+            one ("did you mean", docs/document.md 8.2); `detail` says it too.
     Problem:
       type: object
       description: An RFC 9457 problem.
