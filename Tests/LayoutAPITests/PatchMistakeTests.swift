@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import JSON
 import LayoutAPI
+import Storage
 
 @Suite("PATCH: no silent mistakes (did you mean)")
 struct PatchMistakeTests {
@@ -96,6 +97,21 @@ struct PatchMistakeTests {
         let again = c.patch("/v1/sessions/s", #"{"constraints": {"by": {"constant": 80}}}"#)
         #expect(again.status == 200)
         #expect(T.json(again)["revision"]?.numberValue == 2)
+    }
+
+    @Test("a constant set in place is what the store logs: a restart on the same store reads the same string")
+    func constantInPlaceIsStored() {
+        let storage = MemorySessionStorage()
+        let before: JSONValue
+        do {
+            let c = Client(api: LayoutAPI(configuration: APIConfiguration(), storage: storage))
+            #expect(c.put("s", Self.document).status == 201)
+            #expect(c.patch("/v1/sessions/s", #"{"constraints": {"by": {"constant": 80}}}"#).status == 200)
+            before = document(c)
+        }
+        let restarted = Client(api: LayoutAPI(configuration: APIConfiguration(), storage: storage))
+        #expect(document(restarted)["constraints"]?["by"]?.stringValue == "button.top == root.top + 80")
+        #expect(document(restarted) == before)
     }
 
     @Test("a constant on a composite expression string is a 422 asking for the new string, nothing changed")
