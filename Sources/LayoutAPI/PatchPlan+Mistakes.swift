@@ -27,15 +27,16 @@ extension PatchPlan {
         }
         if case .object(var entries)? = top["constraints"] {
             var rewritten = false
+            var views: ViewLookup?
             for (id, change) in entries.entries {
                 guard case .object(let fields) = change, fields.count == 1,
                       case .number(let constant)? = fields["constant"],
                       let position = system.entryPosition(id),
                       let text = Self.expressionText(canonical, at: position) else { continue }
                 let entry = system.document.constraints[position]
-                let views = ViewLookup(system.document.views, index: system.viewPositions)
+                if views == nil { views = ViewLookup(system.document.views, index: system.viewPositions) }
                 if entry.items.count == 1,
-                   let replaced = ExpressionCompiler.replacingConstant(in: text, with: constant, views: views) {
+                   let replaced = ExpressionCompiler.replacingConstant(in: text, with: constant, views: views!) {
                     entries[id] = .string(replaced)
                     rewritten = true
                 } else {
@@ -58,9 +59,8 @@ extension PatchPlan {
                   fields.keys.contains(where: existingOnlyViewFields.contains) else { continue }
             let near = Suggestion.nearest(id, among: system.document.views.lazy.map(\.id))
             problems.append(Problem("/views/" + jsonPointerToken(id), .unknownView,
-                "no view '\(id)' in the document" + Suggestion.phrase(near)
-                + "; a patch creates a view only when it names its \"parent\" (or \"parent\": null for a new root)",
-                suggestion: near))
+                "no view '\(id)' in the document (a patch creates a view only when it names its \"parent\", "
+                + "or \"parent\": null for a new root)" + Suggestion.phrase(near), suggestion: near))
         }
         return problems
     }

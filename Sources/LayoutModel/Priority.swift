@@ -28,9 +28,9 @@ public enum Priority {
         return Suggestion.nearest(text, among: orderedNames)
     }
 
-    /// `names` in the spec's order (a stable tie-break for suggestions).
-    static let orderedNames = ["required", "defaultHigh", "high", "medium", "defaultLow", "low", "fittingSizeLevel",
-                               "fittingSize", "dragThatCanResizeWindow", "windowSizeStayPut", "dragThatCannotResizeWindow"]
+    /// `names` in the order of document.md §5's table (a stable tie-break for suggestions).
+    static let orderedNames = ["required", "defaultHigh", "high", "dragThatCanResizeWindow", "medium", "windowSizeStayPut",
+                               "dragThatCannotResizeWindow", "defaultLow", "low", "fittingSizeLevel", "fittingSize"]
 
     public static func isValid(_ v: Double) -> Bool { v.isFinite && v > 0 && v <= 1000 }
 

@@ -83,6 +83,13 @@ struct SuggestionTests {
         #expect(codes == ["/constraints/a unknown_view", "/constraints/b unknown_attribute", "/constraints/c/priority invalid_priority"])
     }
 
+    @Test("every priority name is a suggestion candidate, and a number never gets one")
+    func priorityCandidates() {
+        #expect(Set(Priority.orderedNames) == Set(Priority.names.keys))
+        #expect(Priority.suggestion(for: "1500") == nil)
+        #expect(Priority.suggestion(for: "fitingSize") == "fittingSize")
+    }
+
     @Test("a word with nothing near gets no suggestion")
     func nothingNear() {
         let p = problem("{\"views\": {\(Self.views)}, \"constraints\": {\"c\": \"zzzzzz.top == root.top\"}}", at: "/constraints/c")
