@@ -4535,6 +4535,10 @@ enum APIDescription {
      },
      "detail": {
       "type": "string"
+     },
+     "suggestion": {
+      "type": "string",
+      "description": "Present when a misspelt view id, attribute, field or priority name has a near known one (\"did you mean\", docs/document.md 8.2); `detail` says it too."
      }
     }
    },
@@ -7831,6 +7835,10 @@ components:
             `invalid_id`, `broken`).
         detail:
           type: string
+        suggestion:
+          type: string
+          description: Present when a misspelt view id, attribute, field or priority name has a near known
+            one ("did you mean", docs/document.md 8.2); `detail` says it too.
     Problem:
       type: object
       description: An RFC 9457 problem.

@@ -108,13 +108,22 @@ extension LayoutAPI {
             return decision
         }
         // A lane body the lane cannot apply is classified from the tree of the values it read.
-        let patch = body.tree
+        var patch = body.tree
+        var logged = body.bytes
+        switch PatchPlan.guarded(patch, canonical: st.canonical, system: st.system) {
+        case .failure(let refusal):
+            return .failed(Problems.invalidDocument(refusal.problems, patch: true))
+        case .success(let meant):
+            // A rewritten patch (a constant set in an expression string) is what the store logs:
+            // replaying the body as sent would not give the same document.
+            if meant != patch { patch = meant; logged = JSONWriter.serialize(meant) }
+        }
         switch PatchPlan.classify(patch, canonical: st.canonical, system: st.system, context: &st.memberContext,
                                   limits: limits) {
         case .invalid(let problems):
             return .failed(Problems.invalidDocument(problems, patch: true))
         case .members(let edit):
-            return edit.isEmpty ? .unchanged : .change(edit.change(logged: body.bytes))
+            return edit.isEmpty ? .unchanged : .change(edit.change(logged: logged))
         case .general:
             let patched = st.canonical.json.applyingMergePatch(patch)
             let next: Document
@@ -126,7 +135,7 @@ extension LayoutAPI {
             let canonical = CanonicalDocument(DocumentParser.canonicalize(patched))
             if canonical == st.canonical { return .unchanged }
             return .change(SessionChange(solve: .edit(.document(next)), canonical: .document(canonical),
-                                         logged: .mergePatch(body.bytes)))
+                                         logged: .mergePatch(logged)))
         }
     }
 }

@@ -3,7 +3,7 @@ import LayoutEngine
 import LayoutModel
 
 /// RFC 9457 problem responses (`application/problem+json`), shaped like http.md's example:
-/// `{type, title, status, detail, errors: [{pointer, code, detail}]}` plus, for some types,
+/// `{type, title, status, detail, errors: [{pointer, code, detail, suggestion?}]}` plus, for some types,
 /// extension members after `errors` (`revision` on a 412, `broken` on a 409, `line`/`column` on
 /// a 400). `errors` is always present (empty when there is nothing to point at).
 enum Problems {
@@ -28,6 +28,11 @@ enum Problems {
             w.appendString(p.code)
             w.appendRaw(",\"detail\":")
             w.appendString(p.detail)
+            // Present only when there is one: a client can offer the fix ("did you mean").
+            if let suggestion = p.suggestion {
+                w.appendRaw(",\"suggestion\":")
+                w.appendString(suggestion)
+            }
             w.appendRaw("}")
         }
         w.appendRaw("]")

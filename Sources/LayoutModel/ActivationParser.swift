@@ -23,8 +23,10 @@ public enum ActivationParser {
         case .object(let o):
             var problems: [Problem] = []
             for key in o.keys where key != "when" {
+                let near = Suggestion.nearest(key, among: ["when"])
                 problems.append(Problem(docPointer(at, key), .unknownField,
-                                        "unknown field '\(key)' in an activation rule; only \"when\" is allowed"))
+                                        "unknown field '\(key)' in an activation rule; only \"when\" is allowed"
+                                        + Suggestion.phrase(near), suggestion: near))
             }
             let whenAt = docPointer(at, "when")
             switch o["when"] {
@@ -35,7 +37,7 @@ public enum ActivationParser {
                 case .success(let predicate):
                     if problems.isEmpty { return .success(.when(predicate)) }
                 case .failure(let found):
-                    problems += found.map { Problem(pointer: whenAt + $0.pointer, code: $0.code, detail: $0.detail) }
+                    problems += found.map { Problem(pointer: whenAt + $0.pointer, code: $0.code, detail: $0.detail, suggestion: $0.suggestion) }
                 }
             case let other?:
                 problems.append(Problem(whenAt, .invalidType, "expected a predicate string, got \(other.typeName)"))

@@ -68,6 +68,15 @@ public enum AnchorVocabulary {
         return table[String(base)]
     }
 
+    /// The attribute name nearest to a misspelt one (`centerx` → `centerX`), without the
+    /// `m_`/`Anchor` affixes.
+    public static func suggestion(for name: String) -> String? {
+        var base = Substring(name)
+        if base.hasPrefix("m_") { base = base.dropFirst(2) }
+        if base.hasSuffix("Anchor"), base.count > 6 { base = base.dropLast(6) }
+        return Suggestion.nearest(String(base), among: baseNames)
+    }
+
     /// Every name `resolve` accepts without the `m_`/`Anchor` affixes (sorted; for messages).
     public static var baseNames: [String] { table.keys.sorted() }
 

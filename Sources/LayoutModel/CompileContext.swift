@@ -30,7 +30,9 @@ public struct EntryProblem: Error, Equatable, Sendable {
     public var pointer: String
     public var code: String
     public var detail: String
-    public init(pointer: String = "", code: String, detail: String) {
-        self.pointer = pointer; self.code = code; self.detail = detail
+    /// See `Problem.suggestion`.
+    public var suggestion: String?
+    public init(pointer: String = "", code: String, detail: String, suggestion: String? = nil) {
+        self.pointer = pointer; self.code = code; self.detail = detail; self.suggestion = suggestion
     }
 }

@@ -19,7 +19,10 @@ public enum ConstraintRules {
         let anchors = item.terms.map(\.anchor)
         let unknown = uniqueViews(anchors.map(\.view).filter { context.views[$0] == nil })
         for v in unknown {
-            problems.append(problem(ConstraintProblemCode.unknownView, "no view '\(v)' in the document"))
+            let near = context.views.suggestion(for: v)
+            var p = problem(ConstraintProblemCode.unknownView, "no view '\(v)' in the document" + Suggestion.phrase(near))
+            p.suggestion = near
+            problems.append(p)
         }
         if !unknown.isEmpty { return problems }
 

@@ -199,7 +199,7 @@ struct ConstraintsParser {
                     let own = Self.formFields[form.key]!.union(Self.commonFields).subtracting(keyed ? ["id"] : [])
                     reader.report(docPointer(p.string, key), .unknownField,
                                   "'\(key)' is not a field of a '\(form.key)' constraint; allowed: "
-                                  + own.sorted().joined(separator: ", "))
+                                  + own.sorted().joined(separator: ", "), suggestion: Suggestion.nearest(key, among: own.sorted()))
                 }
             }
         }
@@ -287,7 +287,7 @@ struct ConstraintsParser {
     }
 
     static func absolute(_ e: EntryProblem, prefix: String) -> Problem {
-        Problem(pointer: prefix + e.pointer, code: e.code, detail: e.detail)
+        Problem(pointer: prefix + e.pointer, code: e.code, detail: e.detail, suggestion: e.suggestion)
     }
 
     static func unique(_ problems: [Problem]) -> [Problem] {

@@ -28,8 +28,8 @@ struct FieldReader {
 
     init(maxMagnitude: Double) { self.maxMagnitude = maxMagnitude }
 
-    mutating func report(_ at: String, _ code: ProblemCode, _ detail: String) {
-        problems.append(Problem(at, code, detail))
+    mutating func report(_ at: String, _ code: ProblemCode, _ detail: String, suggestion: String? = nil) {
+        problems.append(Problem(at, code, detail + Suggestion.phrase(suggestion), suggestion: suggestion))
     }
 
     mutating func typeMismatch(_ value: JSONValue, expected: String, at: String) {
@@ -97,7 +97,8 @@ struct FieldReader {
     mutating func rejectUnknownFields(_ object: JSONObject, at: String, allowed: Set<String>, place: String) {
         for key in object.keys where !allowed.contains(key) {
             report(docPointer(at, key), .unknownField,
-                   "unknown field '\(key)' in \(place); allowed: \(allowed.sorted().joined(separator: ", "))")
+                   "unknown field '\(key)' in \(place); allowed: \(allowed.sorted().joined(separator: ", "))",
+                   suggestion: Suggestion.nearest(key, among: allowed.sorted()))
         }
     }
 

@@ -69,7 +69,7 @@ public enum DocumentParser {
                 }
             default:
                 reader.report(at, .unknownField, "unknown top-level field '\(key)'; allowed: "
-                              + topLevelFields.joined(separator: ", "))
+                              + topLevelFields.joined(separator: ", "), suggestion: Suggestion.nearest(key, among: topLevelFields))
             }
             byKey[key] = reader.problems
         }

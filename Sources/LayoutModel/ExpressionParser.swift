@@ -84,8 +84,10 @@ struct ExprParser {
     private func fail(_ expected: String) -> ExprSyntaxError {
         ExprSyntaxError(column: token.column, message: "expected \(expected), \(found(token))")
     }
-    private mutating func report(_ code: String, _ column: Int, _ detail: String) {
-        problems.append(EntryProblem(pointer: pointer, code: code, detail: "at column \(column): \(detail)"))
+    private mutating func report(_ code: String, _ column: Int, _ detail: String, suggestion: String? = nil) {
+        problems.append(EntryProblem(pointer: pointer, code: code,
+                                     detail: "at column \(column): \(detail)" + Suggestion.phrase(suggestion),
+                                     suggestion: suggestion))
     }
 
     mutating func parse() -> Result<ParsedExpression, ExprSyntaxError> {
@@ -142,7 +144,8 @@ struct ExprParser {
         advance()
         if let p = Priority.parse(text) { return p }
         report(ConstraintProblemCode.invalidPriority, t.column,
-               "'\(text)' is not a priority (a number in (0, 1000] or one of \(Priority.names.keys.sorted().joined(separator: ", ")))")
+               "'\(text)' is not a priority (a number in (0, 1000] or one of \(Priority.names.keys.sorted().joined(separator: ", ")))",
+               suggestion: Priority.suggestion(for: text))
         return nil
     }
 
@@ -200,19 +203,21 @@ struct ExprParser {
         case .anchor(let view, let attribute):
             advance()
             guard views[view] != nil else {
-                report(ConstraintProblemCode.unknownView, t.column, "no view '\(view)' in the document")
+                report(ConstraintProblemCode.unknownView, t.column, "no view '\(view)' in the document",
+                       suggestion: views.suggestion(for: view))
                 return .number(0, column: t.column)
             }
             guard let kind = AnchorVocabulary.resolve(attribute) else {
                 report(ConstraintProblemCode.unknownAttribute, t.column + view.count + 1,
-                       "unknown attribute '\(attribute)' in '\(t.text)'")
+                       "unknown attribute '\(attribute)' in '\(t.text)'", suggestion: AnchorVocabulary.suggestion(for: attribute))
                 return .number(0, column: t.column)
             }
             return .anchor(AnchorReference(view: view, kind: kind), column: t.column)
         case .name(let name):
             advance()
             guard views[name] != nil else {
-                report(ConstraintProblemCode.unknownView, t.column, "no view '\(name)' in the document")
+                report(ConstraintProblemCode.unknownView, t.column, "no view '\(name)' in the document",
+                       suggestion: views.suggestion(for: name))
                 return .number(0, column: t.column)
             }
             return .view(name, column: t.column)

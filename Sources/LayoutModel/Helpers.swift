@@ -96,7 +96,9 @@ public enum HelperCompiler {
                 continue
             }
             if context.views[id] == nil {
-                problems.append(EntryProblem("/views/\(i)", .unknownView, "'\(id)' is not a view of this document"))
+                let near = context.views.suggestion(for: id)
+                problems.append(EntryProblem("/views/\(i)", .unknownView, "'\(id)' is not a view of this document"
+                                             + Suggestion.phrase(near), suggestion: near))
             }
             out.append(id)
         }
@@ -110,8 +112,10 @@ public enum HelperCompiler {
             return nil
         }
         guard let kind = AnchorVocabulary.resolve(name) else {
+            let near = AnchorVocabulary.suggestion(for: name)
             problems.append(EntryProblem("/align", .unknownAttribute,
-                "unknown attribute '\(name)'; use one of \(AnchorVocabulary.baseNames.joined(separator: ", "))"))
+                "unknown attribute '\(name)'; use one of \(AnchorVocabulary.baseNames.joined(separator: ", "))"
+                + Suggestion.phrase(near), suggestion: near))
             return nil
         }
         return kind.components

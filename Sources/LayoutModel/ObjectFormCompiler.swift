@@ -83,11 +83,13 @@ public enum ObjectFormCompiler {
             problems.append(EntryProblem(pointer: pointer, code: Code.invalidAnchor,
                                          detail: "'\(text)' is not an anchor of the form viewId.attribute"))
         case .failure(.unknownView(let v)):
+            let near = context.views.suggestion(for: v)
             problems.append(EntryProblem(pointer: pointer, code: Code.unknownView,
-                                         detail: "no view '\(v)' in the document"))
+                                         detail: "no view '\(v)' in the document" + Suggestion.phrase(near), suggestion: near))
         case .failure(.unknownAttribute(let a)):
+            let near = AnchorVocabulary.suggestion(for: a)
             problems.append(EntryProblem(pointer: pointer, code: Code.unknownAttribute,
-                                         detail: "unknown attribute '\(a)' in '\(text)'"))
+                                         detail: "unknown attribute '\(a)' in '\(text)'" + Suggestion.phrase(near), suggestion: near))
         }
         return nil
     }

@@ -252,7 +252,9 @@ public enum PredicateParser {
         @discardableResult
         mutating func checkView(_ id: String, column: Int) -> Bool {
             guard let views, views[id] == nil else { return true }
-            problems.append(EntryProblem("", .unknownView, "column \(column + 1): '\(id)' is not a view of this document"))
+            let near = views.suggestion(for: id)
+            problems.append(EntryProblem("", .unknownView, "column \(column + 1): '\(id)' is not a view of this document"
+                                         + Suggestion.phrase(near), suggestion: near))
             return false
         }
 

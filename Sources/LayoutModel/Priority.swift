@@ -22,6 +22,16 @@ public enum Priority {
         return v
     }
 
+    /// The priority name nearest to a misspelt one (`requird` → `required`); nil for numbers.
+    public static func suggestion(for text: String) -> String? {
+        guard Double(text) == nil else { return nil }
+        return Suggestion.nearest(text, among: orderedNames)
+    }
+
+    /// `names` in the order of document.md §5's table (a stable tie-break for suggestions).
+    static let orderedNames = ["required", "defaultHigh", "high", "dragThatCanResizeWindow", "medium", "windowSizeStayPut",
+                               "dragThatCannotResizeWindow", "defaultLow", "low", "fittingSizeLevel", "fittingSize"]
+
     public static func isValid(_ v: Double) -> Bool { v.isFinite && v > 0 && v <= 1000 }
 
     /// A priority field's JSON value.
@@ -32,8 +42,10 @@ public enum Priority {
             return .success(v)
         case .string(let s):
             if let v = names[s] { return .success(v) }
+            let near = suggestion(for: s)
             return .failure(Problem(pointer: pointer, code: "invalid_priority",
-                                    detail: "unknown priority name '\(s)' (use a number in (0, 1000] or one of \(names.keys.sorted().joined(separator: ", ")))"))
+                                    detail: "unknown priority name '\(s)' (use a number in (0, 1000] or one of \(names.keys.sorted().joined(separator: ", ")))"
+                                        + Suggestion.phrase(near), suggestion: near))
         default:
             return .failure(Problem(pointer: pointer, code: "invalid_priority",
                                     detail: "priority must be a number in (0, 1000] or a name, got \(value.typeName)\(value.numberValue.map { " \($0)" } ?? "")"))

@@ -4,8 +4,11 @@ public struct Problem: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var pointer: String
     public var code: String
     public var detail: String
-    public init(pointer: String, code: String, detail: String) {
-        self.pointer = pointer; self.code = code; self.detail = detail
+    /// The word the client probably meant ("did you mean"), when the problem names a misspelt id,
+    /// attribute, field or priority and a near one exists (`Suggestion`); the detail says it too.
+    public var suggestion: String?
+    public init(pointer: String, code: String, detail: String, suggestion: String? = nil) {
+        self.pointer = pointer; self.code = code; self.detail = detail; self.suggestion = suggestion
     }
     public var description: String { "\(pointer): \(code): \(detail)" }
 }

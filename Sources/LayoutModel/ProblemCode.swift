@@ -116,15 +116,15 @@ public enum ProblemCode: String, CaseIterable, Sendable {
 
 extension Problem {
     /// A problem with a registered code.
-    public init(_ pointer: String, _ code: ProblemCode, _ detail: String) {
-        self.init(pointer: pointer, code: code.rawValue, detail: detail)
+    public init(_ pointer: String, _ code: ProblemCode, _ detail: String, suggestion: String? = nil) {
+        self.init(pointer: pointer, code: code.rawValue, detail: detail, suggestion: suggestion)
     }
 }
 
 extension EntryProblem {
     /// An entry problem with a registered code; `pointer` is relative to the entry.
-    public init(_ pointer: String, _ code: ProblemCode, _ detail: String) {
-        self.init(pointer: pointer, code: code.rawValue, detail: detail)
+    public init(_ pointer: String, _ code: ProblemCode, _ detail: String, suggestion: String? = nil) {
+        self.init(pointer: pointer, code: code.rawValue, detail: detail, suggestion: suggestion)
     }
 }
 

@@ -252,8 +252,9 @@ struct ViewParser {
             case "stack":
                 view.stack = parseStack(value, at: docPointer(raw.pointer, key), id: view.id, known: known)
             default:
+                let allowed = Self.fields.subtracting(raw.isArrayForm ? [] : ["id"]).sorted()
                 reader.report(docPointer(raw.pointer, key), .unknownField, "unknown view field '\(key)'; allowed: "
-                              + Self.fields.subtracting(raw.isArrayForm ? [] : ["id"]).sorted().joined(separator: ", "))
+                              + allowed.joined(separator: ", "), suggestion: Suggestion.nearest(key, among: allowed))
             }
         }
         return view
@@ -305,7 +306,8 @@ struct ViewParser {
             return
         }
         if known[parent] == nil {
-            reader.report(docPointer(raw.pointer, key), .unknownView, "parent '\(parent)' is not a view of this document")
+            reader.report(docPointer(raw.pointer, key), .unknownView, "parent '\(parent)' is not a view of this document",
+                          suggestion: Suggestion.nearest(parent, among: known.keys.sorted()))
             hierarchyBroken = true
             return
         }

@@ -19,7 +19,8 @@ struct VisualFormatResolver {
         var items: [VisualChain.Item] = []
         for node in tree.views {
             if context.views[node.name.text] == nil {
-                problems.append(VisualFormatProblems.at(.unknownView, "unknown view '\(node.name.text)' at column \(node.name.column)"))
+                problems.append(VisualFormatProblems.at(.unknownView, "unknown view '\(node.name.text)' at column \(node.name.column)",
+                                                        suggestion: context.views.suggestion(for: node.name.text)))
             }
             items.append(VisualChain.Item(view: node.name.text, sizes: node.predicates.compactMap { size($0) }))
         }
@@ -90,7 +91,8 @@ struct VisualFormatResolver {
             case .missing:
                 guard context.views[p.object.text] != nil else {
                     problems.append(VisualFormatProblems.at(.unknownView,
-                        "'\(p.object.text)' at column \(p.object.column) is neither a metric nor a view"))
+                        "'\(p.object.text)' at column \(p.object.column) is neither a metric nor a view",
+                        suggestion: context.views.suggestion(for: p.object.text)))
                     return nil
                 }
                 target = .dimension(of: p.object.text, multiplier: 1)
@@ -123,7 +125,8 @@ struct VisualFormatResolver {
             case .missing:
                 guard let named = Priority.names[text] else {
                     problems.append(VisualFormatProblems.at(.unknownMetric,
-                        "'\(text)' after '@' at column \(token.column) is neither a metric nor a priority name"))
+                        "'\(text)' after '@' at column \(token.column) is neither a metric nor a priority name",
+                        suggestion: Priority.suggestion(for: text)))
                     return context.defaultPriority
                 }
                 value = named

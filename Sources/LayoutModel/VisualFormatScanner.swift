@@ -116,8 +116,8 @@ enum VisualFormatProblems {
         EntryProblem("/format", .syntax, detail)
     }
 
-    static func at(_ code: ProblemCode, _ detail: String) -> EntryProblem {
-        EntryProblem("/format", code, detail)
+    static func at(_ code: ProblemCode, _ detail: String, suggestion: String? = nil) -> EntryProblem {
+        EntryProblem("/format", code, detail + Suggestion.phrase(suggestion), suggestion: suggestion)
     }
 
     /// `number_out_of_range` when `value` is not finite or larger than the context allows.

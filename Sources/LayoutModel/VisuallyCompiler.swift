@@ -52,7 +52,8 @@ public enum VisuallyCompiler {
                 "the format gives a priority at column \(col) and the entry's priority field gives \(VisualFormatProblems.formatNumber(field)); give one"))
         }
         for item in tree.items where context.views[item.name] == nil {
-            problems.append(VisualFormatProblems.at(.unknownView, "unknown view '\(item.name)' at column \(item.column)"))
+            problems.append(VisualFormatProblems.at(.unknownView, "unknown view '\(item.name)' at column \(item.column)",
+                                                    suggestion: context.views.suggestion(for: item.name)))
         }
 
         /// The parent of a known view, or a problem when it is a root (unknown views: already reported).

@@ -200,7 +200,8 @@ struct VisuallyParser {
         }
         guard let v = Priority.parse(text) else {
             problems.append(VisualFormatProblems.at(.invalidPriority,
-                "priority '\(text)' after '~' at column \(col) is neither a number in (0, 1000] nor a priority name"))
+                "priority '\(text)' after '~' at column \(col) is neither a number in (0, 1000] nor a priority name",
+                suggestion: Priority.suggestion(for: text)))
             return nil
         }
         return v

@@ -127,9 +127,18 @@ struct PatchPlanTests {
             let client = Client()
             #expect(client.put("fast", document).status == 201)
             let fast = client.patch("/v1/sessions/fast", patch)
-            // The reference: the whole patched document, validated and solved from scratch.
-            let (canonical, _) = try Self.setup(document)
-            let patched = canonical.applyingMergePatch(try JSONParser.parse(patch))
+            // The reference: the whole patched document, validated and solved from scratch, after
+            // the patch's "no silent mistakes" rules (issue 30), which both paths apply first.
+            let (canonical, system) = try Self.setup(document)
+            let meant: JSONValue
+            switch PatchPlan.guarded(try JSONParser.parse(patch), canonical: CanonicalDocument(canonical), system: system) {
+            case .failure(let refusal):
+                #expect(fast.status == 422, "\(patch)")
+                #expect(T.json(fast)["errors"]?.arrayValue?.count == refusal.problems.count, "\(patch)")
+                continue
+            case .success(let value): meant = value
+            }
+            let patched = canonical.applyingMergePatch(meant)
             let reference = client.put("ref", T.text(patched))
             if reference.status >= 400 {
                 #expect(fast.status == reference.status, "\(patch)")
