@@ -95,6 +95,9 @@ enum WebAssets {
   #banner { display: none; margin-bottom: 8px; padding: 6px 10px; border-radius: 4px; background: #fff3e0;
             color: #e65100; font-size: 13px; }
   #banner.show { display: block; }
+  #apiKey { font: 12px var(--mono); width: 180px; padding: 2px 8px; border-radius: 10px; border: 1px solid #546e7a;
+            background: #37474f; color: #eceff1; }
+  #apiKey.needed { border-color: #ffb74d; box-shadow: 0 0 0 2px rgba(255, 183, 77, .5); }
   @media (max-width: 1000px) { main { grid-template-columns: 1fr; } .editor-wrap { min-height: 320px; } }
 </style>
 </head>
@@ -105,6 +108,8 @@ enum WebAssets {
   <span class="chip" id="revisionLabel">rev –</span>
   <span id="live" title="live updates (Server-Sent Events)">offline</span>
   <span class="spacer"></span>
+  <input id="apiKey" type="password" placeholder="API key (if the server needs one)" autocomplete="off"
+         spellcheck="false" aria-label="API key" title="Sent as Authorization: Bearer on every call; kept in this tab only (sessionStorage)">
   <a id="svgLink" href="#" target="_blank" rel="noopener">render.svg</a>
   <a href="/client.js" target="_blank" rel="noopener">client.js</a>
   <a href="/schemas/layout-document.json" target="_blank" rel="noopener"
@@ -191,7 +196,14 @@ const SAMPLE = {
 
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
-const api = new Layoutd("", { coordinates: "absolute" });
+// The API key lives in this tab's sessionStorage only: never in the URL, its hash or a link, where it
+// would reach history, logs and Referer headers. Links that must work without the header (render.svg)
+// carry a short-lived token of the session instead.
+const KEY_STORAGE = "layoutd.apiKey";
+const api = new Layoutd("", { coordinates: "absolute", apiKey: storedKey() });
+function storedKey() {
+  try { return sessionStorage.getItem(KEY_STORAGE) || undefined; } catch { return undefined; }
+}
 
 // Everything the page knows. `frames` are absolute, at `revision`; `doc` is the canonical document
 // at `docRevision` (it may lag behind `revision` for a moment after another tab's edit).
@@ -543,9 +555,58 @@ function renderControls() {
 function renderHeader() {
   $("sessionLabel").textContent = state.sessionId ? state.sessionId : "no session";
   $("revisionLabel").textContent = state.exists ? "rev " + state.revision : "rev –";
-  $("svgLink").href = state.sessionId ? api.renderURL(state.sessionId) : "#";
+  renderSvgLink();
   $("solveButton").textContent = state.exists ? "Solve" : "Solve (create session)";
   $("editorNote").textContent = state.dirty ? "edited: Solve to apply" : "";
+}
+
+// With a key, the render.svg link carries a token of the session (it expires: fetched again when it is
+// more than half way there); without one, the plain URL.
+let svgToken = null;  // {sessionId, token, renewAt}
+function renderSvgLink() {
+  const link = $("svgLink");
+  if (!state.sessionId) { link.href = "#"; return; }
+  if (!api.apiKey) { link.href = api.renderURL(state.sessionId); return; }
+  const fresh = svgToken && svgToken.sessionId === state.sessionId && Date.now() < svgToken.renewAt;
+  link.href = fresh ? api.renderURL(state.sessionId, svgToken.token) : "#";
+  if (!fresh && state.exists) renewSvgToken();
+}
+let svgTokenPending = null;
+function renewSvgToken() {
+  const id = state.sessionId;
+  if (!svgTokenPending) {
+    svgTokenPending = api.streamToken(id).then((t) => {
+      svgToken = { sessionId: id, token: t.token, renewAt: Date.now() + (t.expiresIn || 60) * 500 };
+    }).catch((e) => { svgToken = null; handleFailure(e, "token"); })
+      .finally(() => { svgTokenPending = null; if (id === state.sessionId && svgToken) renderSvgLink(); });
+  }
+  return svgTokenPending;
+}
+
+// ---- the API key ----
+
+function needKey(error) {
+  const field = $("apiKey");
+  field.classList.add("needed");
+  $("banner").textContent = api.apiKey
+    ? `The server does not take this API key (${error.status}): paste another one in the key field above.`
+    : `This server needs an API key (${error.status}): paste one in the key field above (kept in this tab only).`;
+  $("banner").className = "show";
+  setLive("off");
+  field.focus();
+}
+function setKey(value) {
+  const key = value.trim() || undefined;
+  try {
+    if (key) sessionStorage.setItem(KEY_STORAGE, key); else sessionStorage.removeItem(KEY_STORAGE);
+  } catch { /* storage refused: the key still works until the page is left */ }
+  api.apiKey = key;
+  svgToken = null;
+  $("apiKey").classList.remove("needed");
+  $("banner").className = "";
+  log(key ? "API key set (this tab only)" : "API key cleared");
+  // Everything again with the new key: the session (created when it is missing) and its stream.
+  if (state.sessionId) return loadSession();
 }
 
 // ---- applying answers ----
@@ -605,6 +666,7 @@ function setDocument(doc, revision) {
   }
 }
 function handleFailure(error, source) {
+  if (error instanceof LayoutdError && error.status === 401) { needKey(error); log(`${source}: ${error.message}`); return; }
   if (error instanceof LayoutdError && error.status === 404 && error.type === "/problems/session-not-found") {
     sessionGone("not found");
     return;
@@ -666,7 +728,8 @@ function checkSoon() {
       await api.solve(text);
       if (seq === checkSeq) showErrors(null);
     } catch (e) {
-      if (seq === checkSeq) showErrors(e, "editor");
+      if (seq !== checkSeq) return;
+      if (e instanceof LayoutdError && e.status === 401) needKey(e); else showErrors(e, "editor");
     }
   }, 400);
 }
@@ -721,7 +784,13 @@ function subscribe() {
   }, {
     coordinates: "absolute",
     onOpen: () => { state.stats.opens++; setLive("on"); },
-    onError: () => setLive("connecting"),
+    // With a key the stream is read with fetch and its errors are LayoutdErrors: one that will not be
+    // retried ends the stream (401: the key is gone; 404: so is the session).
+    onError: (e) => {
+      if (!(e instanceof LayoutdError) || e.willRetry) { setLive("connecting"); return; }
+      if (id !== state.sessionId) return;
+      if (e.status === 404) sessionGone("not found"); else handleFailure(e, "events");
+    },
     onDeleted: (e) => { if (id === state.sessionId) sessionGone(e.reason === "expired" ? "expired" : "deleted"); },
   });
 }
@@ -774,6 +843,15 @@ for (const id of ["widthSlider", "heightSlider"]) {
   $(id).addEventListener("change", () => { dragging = false; });
 }
 window.addEventListener("pointerup", () => { dragging = false; });
+$("apiKey").addEventListener("change", (e) => setKey(e.target.value));
+$("apiKey").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.target.blur(); } });
+$("svgLink").addEventListener("click", async (e) => {
+  // A stale token would open a 401: get a fresh one first.
+  if (!api.apiKey || !state.sessionId || $("svgLink").getAttribute("href") !== "#") return;
+  e.preventDefault();
+  await renewSvgToken();
+  if (svgToken && svgToken.sessionId === state.sessionId) window.open(api.renderURL(state.sessionId, svgToken.token), "_blank", "noopener");
+});
 window.addEventListener("hashchange", () => {
   const id = decodeURIComponent(location.hash.slice(1));
   if (id && id !== state.sessionId) setSession(id);
@@ -793,6 +871,7 @@ window.playground = {
 };
 
 async function start() {
+  $("apiKey").value = api.apiKey || "";
   $("editor").value = pretty(SAMPLE);
   state.doc = SAMPLE;
   renderBackdrop();
@@ -815,6 +894,12 @@ start();
 //   await api.patch(s.id, { views: { root: { frame: { width: 320 } } } }, { ifMatch: true });
 //   const stop = api.subscribe(s.id, (event) => console.log(event.revision, event.frames));
 //
+// A daemon started with `--api-keys` wants a key on every `/v1/...` call (docs/http.md "Access control"):
+//   const api = new Layoutd("https://layout.example.com", { apiKey: "lk_…" });
+// The key goes only in the `Authorization: Bearer` header, never in a URL; streams then use `fetch`
+// (EventSource cannot send headers), and `<img src>` takes a short-lived token: renderURL(id, await
+// api.streamToken(id)).
+//
 // One ES module, no dependencies: `fetch` and `EventSource`. Every method returns a promise of the
 // parsed JSON answer; a non-2xx answer rejects with a LayoutdError that carries the problem+json
 // body (`error.problem`, `error.status`, `error.errors`). The client remembers the last revision it
@@ -835,11 +920,13 @@ export class LayoutdError extends Error {
 export class Layoutd {
   /**
    * @param {string} [baseURL] where layoutd listens, e.g. "http://127.0.0.1:8080"; default: the page's origin.
-   * @param {object} [options] `{ coordinates: "absolute" | "relative" }` applied to every call that answers frames.
+   * @param {object} [options] `{ coordinates: "absolute" | "relative" }` applied to every call that answers frames;
+   *   `apiKey`: sent as `Authorization: Bearer <apiKey>` on every call (it may be changed later: `api.apiKey = …`).
    */
   constructor(baseURL = "", options = {}) {
     this.baseURL = String(baseURL).replace(/\/+$/, "");
     this.coordinates = options.coordinates;
+    this.apiKey = options.apiKey || undefined;
     this._revisions = new Map();
   }
 
@@ -892,9 +979,23 @@ export class Layoutd {
     return null;
   }
 
-  /** The URL of the session drawn as SVG (GET /v1/sessions/{id}/render.svg). */
-  renderURL(id) {
-    return this.baseURL + sessionPath(id) + "/render.svg";
+  /**
+   * The URL of the session drawn as SVG (GET /v1/sessions/{id}/render.svg). With access control on, an
+   * `<img>` cannot send the key: pass a token of this session (`streamToken(id)`, or its `token`), which
+   * the URL then carries as `?access_token=…` (it reads this one session, for a few minutes).
+   */
+  renderURL(id, token) {
+    const value = token && typeof token === "object" ? token.token : token;
+    return this.baseURL + sessionPath(id) + "/render.svg" + queryString({ access_token: value });
+  }
+
+  /**
+   * POST /v1/sessions/{id}/tokens: `{token, expiresIn}`, a short-lived token that lets GET of this one
+   * session (its events, drawing, frames, document) in as `?access_token=…`, for `expiresIn` seconds or
+   * until the key is revoked. Needs `apiKey`; a daemon without access control answers 404.
+   */
+  streamToken(id) {
+    return this._request("POST", sessionPath(id) + "/tokens", { id });
   }
 
   /**
@@ -902,27 +1003,40 @@ export class Layoutd {
    * `onRevision({revision, all, frames, removed, diagnostics})` runs first with every frame (`all: true`),
    * then once per new revision with the frames that changed and the ids of views that went away.
    * `options.onDeleted({id, reason})` runs when the session is deleted or expires (the subscription then
-   * ends); `options.onError(event)` on connection errors (EventSource reconnects by itself).
-   * Returns a function that unsubscribes.
+   * ends); `options.onOpen()` each time a stream opens.
+   *
+   * Without `apiKey`, an `EventSource` (which reconnects by itself); `options.onError(event)` on its
+   * connection errors. With `apiKey`, `fetch` with the `Authorization` header, read as the same stream:
+   * it reconnects with back-off and `Last-Event-ID` when the stream ends, the network fails or the server
+   * answers 429 or 5xx, and stops for good on any other answer (401 a revoked key, 404 no such session);
+   * `options.onError(error)` gets a LayoutdError each time (`status` 0 for the network; `willRetry` says
+   * whether it reconnects). Returns a function that unsubscribes.
    */
   subscribe(id, onRevision, options = {}) {
     const query = queryString({ coordinates: options.coordinates || this.coordinates });
-    const source = new EventSource(this.baseURL + sessionPath(id) + "/events" + query);
-    source.addEventListener("revision", (event) => {
-      const data = JSON.parse(event.data);
-      this._remember(id, data.revision, data.all === true);
-      onRevision(data);
-    });
-    source.addEventListener("deleted", (event) => {
-      source.close();
-      this._revisions.delete(id);
-      if (options.onDeleted) options.onDeleted(JSON.parse(event.data));
-    });
+    const url = this.baseURL + sessionPath(id) + "/events" + query;
+    const onEvent = (type, data, close) => {
+      if (type === "revision") {
+        const event = JSON.parse(data);
+        this._remember(id, event.revision, event.all === true);
+        onRevision(event);
+      } else if (type === "deleted") {
+        close();
+        this._revisions.delete(id);
+        if (options.onDeleted) options.onDeleted(JSON.parse(data));
+      }
+    };
+    if (this.apiKey) return this._fetchStream(url, onEvent, options);
+    const source = new EventSource(url);
+    const close = () => source.close();
+    for (const type of ["revision", "deleted"]) {
+      source.addEventListener(type, (event) => onEvent(type, event.data, close));
+    }
     source.addEventListener("error", (event) => {
       if (options.onError) options.onError(event);
     });
     if (options.onOpen) source.addEventListener("open", options.onOpen);
-    return () => source.close();
+    return close;
   }
 
   // -- internals --
@@ -935,8 +1049,70 @@ export class Layoutd {
     if (force || known === undefined || revision >= known) this._revisions.set(id, revision);
   }
 
+  // An event stream read with `fetch`, so that it can carry the key: what EventSource does (the
+  // text/event-stream format, reconnection with `Last-Event-ID` and the server's `retry:`), plus a
+  // back-off that grows while the server keeps failing, and an end on answers that will not change.
+  _fetchStream(url, onEvent, options) {
+    let closed = false, controller = null, timer = null, lastEventID = null, baseDelay = 1000, failures = 0;
+    const close = () => {
+      closed = true;
+      clearTimeout(timer);
+      if (controller) controller.abort();
+    };
+    const fail = (error, willRetry, retryAfterSeconds) => {
+      error.willRetry = willRetry;
+      if (!willRetry) closed = true;
+      if (options.onError) options.onError(error);
+      if (!willRetry || closed) return;
+      failures++;
+      // Doubling from the server's `retry:` up to 30 s, with jitter so that the clients of a node
+      // that went away do not all come back at the same instant.
+      const backoff = Math.min(30000, baseDelay * 2 ** Math.min(failures - 1, 5)) * (0.75 + Math.random() * 0.5);
+      timer = setTimeout(connect, Math.max(backoff, (retryAfterSeconds || 0) * 1000));
+    };
+    const connect = async () => {
+      if (closed) return;
+      controller = new AbortController();
+      const headers = { Accept: "text/event-stream", Authorization: "Bearer " + this.apiKey };
+      if (lastEventID !== null) headers["Last-Event-ID"] = lastEventID;
+      let response;
+      try {
+        response = await fetch(url, { headers, cache: "no-store", signal: controller.signal });
+      } catch (e) {
+        if (!closed) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
+        return;
+      }
+      if (!response.ok || !response.body) {
+        const problem = await response.json().catch(() => null);
+        const retryable = response.status === 429 || response.status >= 500;
+        fail(new LayoutdError(response.status, problem), retryable, Number(response.headers.get("Retry-After")) || 0);
+        return;
+      }
+      failures = 0;
+      if (options.onOpen) options.onOpen();
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      const parser = sseParser((type, data, id) => {
+        if (id !== undefined) lastEventID = id;
+        if (!closed) onEvent(type, data, close);
+      }, (ms) => { baseDelay = ms; });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          parser(value);
+        }
+      } catch (e) {
+        if (closed) return;  // close() aborted the read
+      }
+      if (!closed) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
+    };
+    connect();
+    return close;
+  }
+
   async _request(method, path, { id, body, query, ifMatch, contentType } = {}) {
     const headers = {};
+    if (this.apiKey) headers["Authorization"] = "Bearer " + this.apiKey;
     if (body !== undefined) headers["Content-Type"] = contentType || "application/json";
     if (ifMatch !== undefined && ifMatch !== false && ifMatch !== null) {
       const revision = ifMatch === true ? this._revisions.get(id) : ifMatch;
@@ -968,6 +1144,47 @@ export class Layoutd {
     else if (json && typeof json.revision === "number") this._remember(sessionID, json.revision, true);
     return json;
   }
+}
+
+function streamProblem(detail) {
+  return { status: 0, title: "Event stream interrupted", detail, errors: [] };
+}
+
+// The text/event-stream format (HTML's "Server-sent events" §9.2.6): lines end in CRLF, LF or CR; a
+// blank line dispatches the event gathered so far (none without data); `:` starts a comment. Returns
+// a function to feed text chunks to, which may split lines and events anywhere.
+export function sseParser(dispatch, setRetry = () => {}) {
+  let buffer = "", type = "", data = [], id;
+  const line = (text) => {
+    if (text === "") {
+      if (data.length) dispatch(type || "message", data.join("\n"), id);
+      type = ""; data = [];
+      return;
+    }
+    if (text[0] === ":") return;
+    const colon = text.indexOf(":");
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? "" : text.slice(colon + 1);
+    if (value[0] === " ") value = value.slice(1);
+    if (field === "event") type = value;
+    else if (field === "data") data.push(value);
+    else if (field === "id" && !value.includes("\0")) id = value;
+    else if (field === "retry" && /^\d+$/.test(value)) setRetry(Number(value));
+  };
+  return (chunk) => {
+    buffer += chunk;
+    let start = 0;
+    for (let i = 0; i < buffer.length; i++) {
+      const c = buffer[i];
+      if (c !== "\n" && c !== "\r") continue;
+      // A CR at the end of the chunk may be the first half of a CRLF: wait for the next chunk.
+      if (c === "\r" && i === buffer.length - 1) break;
+      line(buffer.slice(start, i));
+      if (c === "\r" && buffer[i + 1] === "\n") i++;
+      start = i + 1;
+    }
+    buffer = buffer.slice(start);
+  };
 }
 
 function sessionPath(id) {

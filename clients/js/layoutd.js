@@ -6,6 +6,12 @@
 //   await api.patch(s.id, { views: { root: { frame: { width: 320 } } } }, { ifMatch: true });
 //   const stop = api.subscribe(s.id, (event) => console.log(event.revision, event.frames));
 //
+// A daemon started with `--api-keys` wants a key on every `/v1/...` call (docs/http.md "Access control"):
+//   const api = new Layoutd("https://layout.example.com", { apiKey: "lk_…" });
+// The key goes only in the `Authorization: Bearer` header, never in a URL; streams then use `fetch`
+// (EventSource cannot send headers), and `<img src>` takes a short-lived token: renderURL(id, await
+// api.streamToken(id)).
+//
 // One ES module, no dependencies: `fetch` and `EventSource`. Every method returns a promise of the
 // parsed JSON answer; a non-2xx answer rejects with a LayoutdError that carries the problem+json
 // body (`error.problem`, `error.status`, `error.errors`). The client remembers the last revision it
@@ -26,11 +32,13 @@ export class LayoutdError extends Error {
 export class Layoutd {
   /**
    * @param {string} [baseURL] where layoutd listens, e.g. "http://127.0.0.1:8080"; default: the page's origin.
-   * @param {object} [options] `{ coordinates: "absolute" | "relative" }` applied to every call that answers frames.
+   * @param {object} [options] `{ coordinates: "absolute" | "relative" }` applied to every call that answers frames;
+   *   `apiKey`: sent as `Authorization: Bearer <apiKey>` on every call (it may be changed later: `api.apiKey = …`).
    */
   constructor(baseURL = "", options = {}) {
     this.baseURL = String(baseURL).replace(/\/+$/, "");
     this.coordinates = options.coordinates;
+    this.apiKey = options.apiKey || undefined;
     this._revisions = new Map();
   }
 
@@ -83,9 +91,23 @@ export class Layoutd {
     return null;
   }
 
-  /** The URL of the session drawn as SVG (GET /v1/sessions/{id}/render.svg). */
-  renderURL(id) {
-    return this.baseURL + sessionPath(id) + "/render.svg";
+  /**
+   * The URL of the session drawn as SVG (GET /v1/sessions/{id}/render.svg). With access control on, an
+   * `<img>` cannot send the key: pass a token of this session (`streamToken(id)`, or its `token`), which
+   * the URL then carries as `?access_token=…` (it reads this one session, for a few minutes).
+   */
+  renderURL(id, token) {
+    const value = token && typeof token === "object" ? token.token : token;
+    return this.baseURL + sessionPath(id) + "/render.svg" + queryString({ access_token: value });
+  }
+
+  /**
+   * POST /v1/sessions/{id}/tokens: `{token, expiresIn}`, a short-lived token that lets GET of this one
+   * session (its events, drawing, frames, document) in as `?access_token=…`, for `expiresIn` seconds or
+   * until the key is revoked. Needs `apiKey`; a daemon without access control answers 404.
+   */
+  streamToken(id) {
+    return this._request("POST", sessionPath(id) + "/tokens", { id });
   }
 
   /**
@@ -93,27 +115,40 @@ export class Layoutd {
    * `onRevision({revision, all, frames, removed, diagnostics})` runs first with every frame (`all: true`),
    * then once per new revision with the frames that changed and the ids of views that went away.
    * `options.onDeleted({id, reason})` runs when the session is deleted or expires (the subscription then
-   * ends); `options.onError(event)` on connection errors (EventSource reconnects by itself).
-   * Returns a function that unsubscribes.
+   * ends); `options.onOpen()` each time a stream opens.
+   *
+   * Without `apiKey`, an `EventSource` (which reconnects by itself); `options.onError(event)` on its
+   * connection errors. With `apiKey`, `fetch` with the `Authorization` header, read as the same stream:
+   * it reconnects with back-off and `Last-Event-ID` when the stream ends, the network fails or the server
+   * answers 429 or 5xx, and stops for good on any other answer (401 a revoked key, 404 no such session);
+   * `options.onError(error)` gets a LayoutdError each time (`status` 0 for the network; `willRetry` says
+   * whether it reconnects). Returns a function that unsubscribes.
    */
   subscribe(id, onRevision, options = {}) {
     const query = queryString({ coordinates: options.coordinates || this.coordinates });
-    const source = new EventSource(this.baseURL + sessionPath(id) + "/events" + query);
-    source.addEventListener("revision", (event) => {
-      const data = JSON.parse(event.data);
-      this._remember(id, data.revision, data.all === true);
-      onRevision(data);
-    });
-    source.addEventListener("deleted", (event) => {
-      source.close();
-      this._revisions.delete(id);
-      if (options.onDeleted) options.onDeleted(JSON.parse(event.data));
-    });
+    const url = this.baseURL + sessionPath(id) + "/events" + query;
+    const onEvent = (type, data, close) => {
+      if (type === "revision") {
+        const event = JSON.parse(data);
+        this._remember(id, event.revision, event.all === true);
+        onRevision(event);
+      } else if (type === "deleted") {
+        close();
+        this._revisions.delete(id);
+        if (options.onDeleted) options.onDeleted(JSON.parse(data));
+      }
+    };
+    if (this.apiKey) return this._fetchStream(url, onEvent, options);
+    const source = new EventSource(url);
+    const close = () => source.close();
+    for (const type of ["revision", "deleted"]) {
+      source.addEventListener(type, (event) => onEvent(type, event.data, close));
+    }
     source.addEventListener("error", (event) => {
       if (options.onError) options.onError(event);
     });
     if (options.onOpen) source.addEventListener("open", options.onOpen);
-    return () => source.close();
+    return close;
   }
 
   // -- internals --
@@ -126,8 +161,70 @@ export class Layoutd {
     if (force || known === undefined || revision >= known) this._revisions.set(id, revision);
   }
 
+  // An event stream read with `fetch`, so that it can carry the key: what EventSource does (the
+  // text/event-stream format, reconnection with `Last-Event-ID` and the server's `retry:`), plus a
+  // back-off that grows while the server keeps failing, and an end on answers that will not change.
+  _fetchStream(url, onEvent, options) {
+    let closed = false, controller = null, timer = null, lastEventID = null, baseDelay = 1000, failures = 0;
+    const close = () => {
+      closed = true;
+      clearTimeout(timer);
+      if (controller) controller.abort();
+    };
+    const fail = (error, willRetry, retryAfterSeconds) => {
+      error.willRetry = willRetry;
+      if (!willRetry) closed = true;
+      if (options.onError) options.onError(error);
+      if (!willRetry || closed) return;
+      failures++;
+      // Doubling from the server's `retry:` up to 30 s, with jitter so that the clients of a node
+      // that went away do not all come back at the same instant.
+      const backoff = Math.min(30000, baseDelay * 2 ** Math.min(failures - 1, 5)) * (0.75 + Math.random() * 0.5);
+      timer = setTimeout(connect, Math.max(backoff, (retryAfterSeconds || 0) * 1000));
+    };
+    const connect = async () => {
+      if (closed) return;
+      controller = new AbortController();
+      const headers = { Accept: "text/event-stream", Authorization: "Bearer " + this.apiKey };
+      if (lastEventID !== null) headers["Last-Event-ID"] = lastEventID;
+      let response;
+      try {
+        response = await fetch(url, { headers, cache: "no-store", signal: controller.signal });
+      } catch (e) {
+        if (!closed) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
+        return;
+      }
+      if (!response.ok || !response.body) {
+        const problem = await response.json().catch(() => null);
+        const retryable = response.status === 429 || response.status >= 500;
+        fail(new LayoutdError(response.status, problem), retryable, Number(response.headers.get("Retry-After")) || 0);
+        return;
+      }
+      failures = 0;
+      if (options.onOpen) options.onOpen();
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      const parser = sseParser((type, data, id) => {
+        if (id !== undefined) lastEventID = id;
+        if (!closed) onEvent(type, data, close);
+      }, (ms) => { baseDelay = ms; });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          parser(value);
+        }
+      } catch (e) {
+        if (closed) return;  // close() aborted the read
+      }
+      if (!closed) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
+    };
+    connect();
+    return close;
+  }
+
   async _request(method, path, { id, body, query, ifMatch, contentType } = {}) {
     const headers = {};
+    if (this.apiKey) headers["Authorization"] = "Bearer " + this.apiKey;
     if (body !== undefined) headers["Content-Type"] = contentType || "application/json";
     if (ifMatch !== undefined && ifMatch !== false && ifMatch !== null) {
       const revision = ifMatch === true ? this._revisions.get(id) : ifMatch;
@@ -159,6 +256,47 @@ export class Layoutd {
     else if (json && typeof json.revision === "number") this._remember(sessionID, json.revision, true);
     return json;
   }
+}
+
+function streamProblem(detail) {
+  return { status: 0, title: "Event stream interrupted", detail, errors: [] };
+}
+
+// The text/event-stream format (HTML's "Server-sent events" §9.2.6): lines end in CRLF, LF or CR; a
+// blank line dispatches the event gathered so far (none without data); `:` starts a comment. Returns
+// a function to feed text chunks to, which may split lines and events anywhere.
+export function sseParser(dispatch, setRetry = () => {}) {
+  let buffer = "", type = "", data = [], id;
+  const line = (text) => {
+    if (text === "") {
+      if (data.length) dispatch(type || "message", data.join("\n"), id);
+      type = ""; data = [];
+      return;
+    }
+    if (text[0] === ":") return;
+    const colon = text.indexOf(":");
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? "" : text.slice(colon + 1);
+    if (value[0] === " ") value = value.slice(1);
+    if (field === "event") type = value;
+    else if (field === "data") data.push(value);
+    else if (field === "id" && !value.includes("\0")) id = value;
+    else if (field === "retry" && /^\d+$/.test(value)) setRetry(Number(value));
+  };
+  return (chunk) => {
+    buffer += chunk;
+    let start = 0;
+    for (let i = 0; i < buffer.length; i++) {
+      const c = buffer[i];
+      if (c !== "\n" && c !== "\r") continue;
+      // A CR at the end of the chunk may be the first half of a CRLF: wait for the next chunk.
+      if (c === "\r" && i === buffer.length - 1) break;
+      line(buffer.slice(start, i));
+      if (c === "\r" && buffer[i + 1] === "\n") i++;
+      start = i + 1;
+    }
+    buffer = buffer.slice(start);
+  };
 }
 
 function sessionPath(id) {
