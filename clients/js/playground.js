@@ -36,7 +36,14 @@ const SAMPLE = {
 
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
-const api = new Layoutd("", { coordinates: "absolute" });
+// The API key lives in this tab's sessionStorage only: never in the URL, its hash or a link, where it
+// would reach history, logs and Referer headers. Links that must work without the header (render.svg)
+// carry a short-lived token of the session instead.
+const KEY_STORAGE = "layoutd.apiKey";
+const api = new Layoutd("", { coordinates: "absolute", apiKey: storedKey() });
+function storedKey() {
+  try { return sessionStorage.getItem(KEY_STORAGE) || undefined; } catch { return undefined; }
+}
 
 // Everything the page knows. `frames` are absolute, at `revision`; `doc` is the canonical document
 // at `docRevision` (it may lag behind `revision` for a moment after another tab's edit).
@@ -388,9 +395,58 @@ function renderControls() {
 function renderHeader() {
   $("sessionLabel").textContent = state.sessionId ? state.sessionId : "no session";
   $("revisionLabel").textContent = state.exists ? "rev " + state.revision : "rev –";
-  $("svgLink").href = state.sessionId ? api.renderURL(state.sessionId) : "#";
+  renderSvgLink();
   $("solveButton").textContent = state.exists ? "Solve" : "Solve (create session)";
   $("editorNote").textContent = state.dirty ? "edited: Solve to apply" : "";
+}
+
+// With a key, the render.svg link carries a token of the session (it expires: fetched again when it is
+// more than half way there); without one, the plain URL.
+let svgToken = null;  // {sessionId, token, renewAt}
+function renderSvgLink() {
+  const link = $("svgLink");
+  if (!state.sessionId) { link.href = "#"; return; }
+  if (!api.apiKey) { link.href = api.renderURL(state.sessionId); return; }
+  const fresh = svgToken && svgToken.sessionId === state.sessionId && Date.now() < svgToken.renewAt;
+  link.href = fresh ? api.renderURL(state.sessionId, svgToken.token) : "#";
+  if (!fresh && state.exists) renewSvgToken();
+}
+let svgTokenPending = null;
+function renewSvgToken() {
+  const id = state.sessionId;
+  if (!svgTokenPending) {
+    svgTokenPending = api.streamToken(id).then((t) => {
+      svgToken = { sessionId: id, token: t.token, renewAt: Date.now() + (t.expiresIn || 60) * 500 };
+    }).catch((e) => { svgToken = null; handleFailure(e, "token"); })
+      .finally(() => { svgTokenPending = null; if (id === state.sessionId && svgToken) renderSvgLink(); });
+  }
+  return svgTokenPending;
+}
+
+// ---- the API key ----
+
+function needKey(error) {
+  const field = $("apiKey");
+  field.classList.add("needed");
+  $("banner").textContent = api.apiKey
+    ? `The server does not take this API key (${error.status}): paste another one in the key field above.`
+    : `This server needs an API key (${error.status}): paste one in the key field above (kept in this tab only).`;
+  $("banner").className = "show";
+  setLive("off");
+  field.focus();
+}
+function setKey(value) {
+  const key = value.trim() || undefined;
+  try {
+    if (key) sessionStorage.setItem(KEY_STORAGE, key); else sessionStorage.removeItem(KEY_STORAGE);
+  } catch { /* storage refused: the key still works until the page is left */ }
+  api.apiKey = key;
+  svgToken = null;
+  $("apiKey").classList.remove("needed");
+  $("banner").className = "";
+  log(key ? "API key set (this tab only)" : "API key cleared");
+  // Everything again with the new key: the session (created when it is missing) and its stream.
+  if (state.sessionId) return loadSession();
 }
 
 // ---- applying answers ----
@@ -450,6 +506,7 @@ function setDocument(doc, revision) {
   }
 }
 function handleFailure(error, source) {
+  if (error instanceof LayoutdError && error.status === 401) { needKey(error); log(`${source}: ${error.message}`); return; }
   if (error instanceof LayoutdError && error.status === 404 && error.type === "/problems/session-not-found") {
     sessionGone("not found");
     return;
@@ -511,7 +568,8 @@ function checkSoon() {
       await api.solve(text);
       if (seq === checkSeq) showErrors(null);
     } catch (e) {
-      if (seq === checkSeq) showErrors(e, "editor");
+      if (seq !== checkSeq) return;
+      if (e instanceof LayoutdError && e.status === 401) needKey(e); else showErrors(e, "editor");
     }
   }, 400);
 }
@@ -566,7 +624,13 @@ function subscribe() {
   }, {
     coordinates: "absolute",
     onOpen: () => { state.stats.opens++; setLive("on"); },
-    onError: () => setLive("connecting"),
+    // With a key the stream is read with fetch and its errors are LayoutdErrors: one that will not be
+    // retried ends the stream (401: the key is gone; 404: so is the session).
+    onError: (e) => {
+      if (!(e instanceof LayoutdError) || e.willRetry) { setLive("connecting"); return; }
+      if (id !== state.sessionId) return;
+      if (e.status === 404) sessionGone("not found"); else handleFailure(e, "events");
+    },
     onDeleted: (e) => { if (id === state.sessionId) sessionGone(e.reason === "expired" ? "expired" : "deleted"); },
   });
 }
@@ -619,6 +683,15 @@ for (const id of ["widthSlider", "heightSlider"]) {
   $(id).addEventListener("change", () => { dragging = false; });
 }
 window.addEventListener("pointerup", () => { dragging = false; });
+$("apiKey").addEventListener("change", (e) => setKey(e.target.value));
+$("apiKey").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.target.blur(); } });
+$("svgLink").addEventListener("click", async (e) => {
+  // A stale token would open a 401: get a fresh one first.
+  if (!api.apiKey || !state.sessionId || $("svgLink").getAttribute("href") !== "#") return;
+  e.preventDefault();
+  await renewSvgToken();
+  if (svgToken && svgToken.sessionId === state.sessionId) window.open(api.renderURL(state.sessionId, svgToken.token), "_blank", "noopener");
+});
 window.addEventListener("hashchange", () => {
   const id = decodeURIComponent(location.hash.slice(1));
   if (id && id !== state.sessionId) setSession(id);
@@ -638,6 +711,7 @@ window.playground = {
 };
 
 async function start() {
+  $("apiKey").value = api.apiKey || "";
   $("editor").value = pretty(SAMPLE);
   state.doc = SAMPLE;
   renderBackdrop();
