@@ -1,7 +1,10 @@
 # layoutd container image (README "Container").
 #   docker build -t layoutd .
-#   docker run --rm -p 8080:8080 -v layoutd-data:/var/lib/layoutd/data layoutd
+#   docker run --rm -v layoutd-keys:/etc/layoutd/keys layoutd keys new alice --file /etc/layoutd/keys/api-keys
+#   docker run --rm -p 8080:8080 -v layoutd-data:/var/lib/layoutd/data -v layoutd-keys:/etc/layoutd/keys layoutd
 #   curl http://127.0.0.1:8080/readyz
+# API keys (docs/deploy.md "Container"): `serve` needs /etc/layoutd/keys/api-keys, mounted as a
+# directory; `serve --allow-anonymous` is the deliberate way to serve without keys.
 # Settings: environment variables (-e LAYOUTD_THREADS=4, -e LAYOUTD_STORE=memory; docs/operations.md),
 # flags after the image name (`serve --threads 4`), or another file mounted over
 # /etc/layoutd/layoutd.json. Whatever they say, `serve` listens on 0.0.0.0 inside the container
@@ -38,7 +41,9 @@ COPY docker/entrypoint.sh /usr/local/bin/layoutd-entrypoint
 COPY config/layoutd.json /etc/layoutd/layoutd.json
 # The store of config/layoutd.json is sqlite:data/layoutd.db, relative to the working directory:
 # /var/lib/layoutd/data, a volume, so sessions outlive the container.
-RUN mkdir -p /var/lib/layoutd/data && chown -R 65534:65534 /var/lib/layoutd
+# /etc/layoutd/keys: where the keys file is mounted (a new named volume takes this owner, so
+# `layoutd keys new` run in the image can write it there).
+RUN mkdir -p /var/lib/layoutd/data /etc/layoutd/keys && chown -R 65534:65534 /var/lib/layoutd /etc/layoutd/keys
 WORKDIR /var/lib/layoutd
 VOLUME ["/var/lib/layoutd/data"]
 ENV LAYOUTD_CONFIG=/etc/layoutd/layoutd.json \

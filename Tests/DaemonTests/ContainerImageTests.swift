@@ -149,6 +149,48 @@ struct ContainerImageTests {
         #expect(noEvent.contains { $0.contains("libevent-2.1.so.7") }, "\(noEvent)")
     }
 
+    /// Where the image's `serve` reads its keys (docker/entrypoint.sh, docs/deploy.md "Container").
+    static let imageKeysFile = "/etc/layoutd/keys/api-keys"
+
+    /// `docker/entrypoint.sh COMMAND… --print-config` with the image's environment plus `extra`.
+    static func entrypointConfig(_ command: [String], _ extra: [String: String] = [:]) throws -> [String: Any] {
+        var environment = OperatorSettingsTests.environment(["LAYOUTD_BINARY": try LayoutdBinary.locate().path])
+        environment["LAYOUTD_CONFIG"] = packageRoot.appendingPathComponent("config/layoutd.json").path
+        for (k, v) in extra { environment[k] = v }
+        let result = try LinkedLibraries.run("/bin/sh", [packageRoot.appendingPathComponent("docker/entrypoint.sh").path]
+                                             + command + ["--print-config"], environment: environment)
+        guard let printed = try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any] else {
+            throw TestFailure("entrypoint \(command): not a configuration: \(result.prefix(300))")
+        }
+        return printed
+    }
+
+    @Test("the image serves with keys unless told otherwise: --allow-anonymous or LAYOUTD_ALLOW_ANONYMOUS opens it deliberately, another keys file is taken")
+    func imageServesWithKeysByDefault() throws {
+        // Flags only (`docker run layoutd --threads 2`) are serve's, and keep the keys.
+        let flagsOnly = try Self.entrypointConfig(["--threads", "2"])
+        #expect(flagsOnly["apiKeysFile"] as? String == Self.imageKeysFile)
+        #expect(flagsOnly["host"] as? String == "0.0.0.0")
+        for (command, extra) in [(["serve", "--allow-anonymous"], [String: String]()), (["serve"], ["LAYOUTD_ALLOW_ANONYMOUS": "TRUE"])] {
+            let open = try Self.entrypointConfig(command, extra)
+            #expect(open["apiKeysFile"] as? String == "", "\(command) \(extra)")
+            #expect(open["allowAnonymous"] as? Bool == true, "\(command) \(extra)")
+            #expect(open["host"] as? String == "0.0.0.0")
+        }
+        let elsewhere = try Self.entrypointConfig(["serve"], ["LAYOUTD_API_KEYS_FILE": "/run/secrets/layoutd-keys"])
+        #expect(elsewhere["apiKeysFile"] as? String == "/run/secrets/layoutd-keys")
+        let flag = try Self.entrypointConfig(["serve", "--api-keys", "/srv/keys"])
+        #expect(flag["apiKeysFile"] as? String == "/srv/keys")
+        // The directory the keys are mounted on belongs to the image's user: a new named volume takes
+        // that owner, so `docker run … layoutd keys new` can write the file into it.
+        let runtime = try #require(try Dockerfile(Self.text("Dockerfile")).runtimeStage)
+        let keysDirectory = URL(fileURLWithPath: Self.imageKeysFile).deletingLastPathComponent().path
+        #expect(runtime.instructions.contains {
+            $0.keyword == "RUN" && $0.arguments.contains("mkdir -p") && $0.arguments.contains(keysDirectory)
+                && $0.arguments.contains("chown -R 65534:65534") && $0.arguments.components(separatedBy: keysDirectory).count >= 3
+        }, "no RUN in the runtime stage makes \(keysDirectory) and gives it to 65534")
+    }
+
     @Test("the image's own ENV and configuration, through its entrypoint, run serve on every interface with the store on the volume")
     func imageEnvironmentRunsTheDaemon() throws {
         let dockerfile = try Dockerfile(Self.text("Dockerfile"))
@@ -172,6 +214,9 @@ struct ContainerImageTests {
         let printed = try #require(try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any])
         #expect(printed["host"] as? String == "0.0.0.0")
         #expect(printed["store"] as? String == "sqlite:data/layoutd.db")
+        // On every interface, so with keys (issue 29): the mounted directory's file, not anonymous.
+        #expect(printed["apiKeysFile"] as? String == Self.imageKeysFile)
+        #expect(printed["allowAnonymous"] as? Bool == false)
         // The store's relative path lands in the volume: WORKDIR + data/ is the VOLUME.
         #expect(runtime.instructions.last { $0.keyword == "WORKDIR" }?.arguments == "/var/lib/layoutd")
         #expect(try OperatorSettingsTests.execForm("VOLUME") == ["/var/lib/layoutd/data"])
