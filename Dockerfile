@@ -46,8 +46,12 @@ COPY config/layoutd.json /etc/layoutd/layoutd.json
 RUN mkdir -p /var/lib/layoutd/data /etc/layoutd/keys && chown -R 65534:65534 /var/lib/layoutd /etc/layoutd/keys
 WORKDIR /var/lib/layoutd
 VOLUME ["/var/lib/layoutd/data"]
+# The keys file (issue 29): on 0.0.0.0 the daemon refuses to serve without one (protected mode),
+# and `layoutd probe` (HEALTHCHECK) reads the same settings. docker/entrypoint.sh drops it for
+# `serve --allow-anonymous`.
 ENV LAYOUTD_CONFIG=/etc/layoutd/layoutd.json \
-    LAYOUTD_HOST=0.0.0.0
+    LAYOUTD_HOST=0.0.0.0 \
+    LAYOUTD_API_KEYS_FILE=/etc/layoutd/keys/api-keys
 USER 65534:65534
 EXPOSE 8080
 STOPSIGNAL SIGTERM

@@ -2,8 +2,8 @@
 # The container image's entrypoint: runs layoutd with the arguments given to `docker run`, and for
 # `serve` (the default command) appends `--host 0.0.0.0` after them: the last --host wins, so the
 # daemon listens on every interface of the container whatever flags, environment or configuration
-# file say (127.0.0.1 inside a container is unreachable from outside it), and with the API keys of
-# /etc/layoutd/keys/api-keys unless told otherwise (below). Other subcommands (`solve`,
+# file say (127.0.0.1 inside a container is unreachable from outside it), with the API keys the
+# image's ENV names unless told otherwise (below). Other subcommands (`solve`,
 # `store check`, `probe`, `keys new|list|revoke`) run unchanged; arguments that start with a flag are serve's.
 # LAYOUTD_BINARY is for tests of this script outside the image.
 set -e
@@ -15,11 +15,11 @@ elif [ "${1#-}" != "$1" ]; then
     set -- serve "$@"
 fi
 if [ "$1" = "serve" ]; then
-    # On every interface, so with keys (issue 29): the keys file is /etc/layoutd/keys/api-keys, in a
-    # directory the operator mounts (a directory, not the file: `keys revoke` replaces the file by
-    # a rename, which a single-file bind mount would never show the daemon). Given as the
-    # environment variable, so that LAYOUTD_API_KEYS_FILE or --api-keys can name another file;
-    # --allow-anonymous (or LAYOUTD_ALLOW_ANONYMOUS=true) serves without keys, deliberately.
+    # On every interface, so with keys (issue 29): the image's ENV names the keys file,
+    # /etc/layoutd/keys/api-keys, in a directory the operator mounts (not the file itself:
+    # `keys revoke` replaces the file by a rename, which a single-file bind mount would never show
+    # the daemon). --allow-anonymous (or LAYOUTD_ALLOW_ANONYMOUS=true) means no keys: the image's
+    # default file is then dropped (a file the operator named is not).
     anonymous=""
     for argument in "$@"; do
         [ "$argument" = "--allow-anonymous" ] && anonymous=1
@@ -27,9 +27,8 @@ if [ "$1" = "serve" ]; then
     case "$(printf '%s' "${LAYOUTD_ALLOW_ANONYMOUS:-}" | tr '[:upper:]' '[:lower:]')" in
         true | 1 | yes) anonymous=1 ;;
     esac
-    if [ -z "$anonymous" ] && [ -z "${LAYOUTD_API_KEYS_FILE:-}" ]; then
-        LAYOUTD_API_KEYS_FILE=/etc/layoutd/keys/api-keys
-        export LAYOUTD_API_KEYS_FILE
+    if [ -n "$anonymous" ] && [ "${LAYOUTD_API_KEYS_FILE:-}" = /etc/layoutd/keys/api-keys ]; then
+        unset LAYOUTD_API_KEYS_FILE
     fi
     exec "$binary" "$@" --host 0.0.0.0
 fi

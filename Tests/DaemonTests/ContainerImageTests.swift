@@ -152,10 +152,15 @@ struct ContainerImageTests {
     /// Where the image's `serve` reads its keys (docker/entrypoint.sh, docs/deploy.md "Container").
     static let imageKeysFile = "/etc/layoutd/keys/api-keys"
 
-    /// `docker/entrypoint.sh COMMAND… --print-config` with the image's environment plus `extra`.
+    /// `docker/entrypoint.sh COMMAND… --print-config` with the image's ENV (its paths as the build
+    /// context's files it copies there) plus `extra`.
     static func entrypointConfig(_ command: [String], _ extra: [String: String] = [:]) throws -> [String: Any] {
+        let runtime = try #require(try Dockerfile(Self.text("Dockerfile")).runtimeStage)
+        let copies = Dictionary(runtime.copiesFromContext.map { ($0.destination, $0.source) }, uniquingKeysWith: { first, _ in first })
         var environment = OperatorSettingsTests.environment(["LAYOUTD_BINARY": try LayoutdBinary.locate().path])
-        environment["LAYOUTD_CONFIG"] = packageRoot.appendingPathComponent("config/layoutd.json").path
+        for (variable, value) in runtime.environment {
+            environment[variable] = copies[value].map { Self.packageRoot.appendingPathComponent($0).path } ?? value
+        }
         for (k, v) in extra { environment[k] = v }
         let result = try LinkedLibraries.run("/bin/sh", [packageRoot.appendingPathComponent("docker/entrypoint.sh").path]
                                              + command + ["--print-config"], environment: environment)
@@ -179,11 +184,18 @@ struct ContainerImageTests {
         }
         let elsewhere = try Self.entrypointConfig(["serve"], ["LAYOUTD_API_KEYS_FILE": "/run/secrets/layoutd-keys"])
         #expect(elsewhere["apiKeysFile"] as? String == "/run/secrets/layoutd-keys")
+        // --allow-anonymous drops only the image's default: a file the operator named stays.
+        let named = try Self.entrypointConfig(["serve", "--allow-anonymous"], ["LAYOUTD_API_KEYS_FILE": "/run/secrets/layoutd-keys"])
+        #expect(named["apiKeysFile"] as? String == "/run/secrets/layoutd-keys")
+        // The HEALTHCHECK's `layoutd probe` runs outside the entrypoint, with the image's ENV: it
+        // must pass the same protected-mode check as serve (0.0.0.0 with the keys file named).
+        let runtime = try #require(try Dockerfile(Self.text("Dockerfile")).runtimeStage)
+        #expect(runtime.environment["LAYOUTD_API_KEYS_FILE"] == Self.imageKeysFile)
+        #expect(runtime.environment["LAYOUTD_HOST"] == "0.0.0.0")
         let flag = try Self.entrypointConfig(["serve", "--api-keys", "/srv/keys"])
         #expect(flag["apiKeysFile"] as? String == "/srv/keys")
         // The directory the keys are mounted on belongs to the image's user: a new named volume takes
         // that owner, so `docker run … layoutd keys new` can write the file into it.
-        let runtime = try #require(try Dockerfile(Self.text("Dockerfile")).runtimeStage)
         let keysDirectory = URL(fileURLWithPath: Self.imageKeysFile).deletingLastPathComponent().path
         #expect(runtime.instructions.contains {
             $0.keyword == "RUN" && $0.arguments.contains("mkdir -p") && $0.arguments.contains(keysDirectory)

@@ -141,6 +141,7 @@ struct OperatorSettingsTests {
             "LAYOUTD_BINARY": try LayoutdBinary.locate().path,
             "LAYOUTD_CONFIG": packageRoot.appendingPathComponent("config/layoutd.json").path,
             "LAYOUTD_HOST": "0.0.0.0",
+            "LAYOUTD_API_KEYS_FILE": ContainerImageTests.imageKeysFile,  // the image's ENV (issue 29)
         ])
         for (k, v) in extra { environment[k] = v }
         process.environment = environment
@@ -194,8 +195,11 @@ struct OperatorSettingsTests {
         }
         #expect(check.first == "/usr/local/bin/layoutd")
         let daemon = try Daemon()
-        // As in the image: port from the environment, host 0.0.0.0 asked on the loopback address.
-        let env = Self.environment(["LAYOUTD_PORT": String(daemon.port), "LAYOUTD_HOST": "0.0.0.0"])
+        // As in the image: port from the environment, host 0.0.0.0 asked on the loopback address,
+        // with the image's keys file named (protected mode refuses 0.0.0.0 without one; the probe
+        // reads /readyz, which needs no key, and not the file).
+        let env = Self.environment(["LAYOUTD_PORT": String(daemon.port), "LAYOUTD_HOST": "0.0.0.0",
+                                    "LAYOUTD_API_KEYS_FILE": ContainerImageTests.imageKeysFile])
         let ready = try LayoutdBinary.run(Array(check.dropFirst()), environment: env)
         #expect(ready.status == 0, "\(ready.stderr)")
         daemon.stop()
