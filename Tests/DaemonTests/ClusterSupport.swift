@@ -26,7 +26,10 @@ struct Cluster: Sendable {
     /// start fails its tests (with the reason) rather than skipping them.
     static var isConfigured: Bool { !line.isEmpty }
 
-    static func current() throws -> Cluster {
+    static func current() throws -> Cluster { try parse(line) }
+
+    /// The cluster of a JSON line of `scripts/cluster up`.
+    static func parse(_ line: String) throws -> Cluster {
         guard let value = try? JSONParser.parse(Array(line.utf8)),
               let url = value["url"]?.stringValue, let port = Self.port(of: url),
               let list = value["nodes"]?.arrayValue, let postgres = value["postgres"]?.stringValue
@@ -61,10 +64,14 @@ struct Cluster: Sendable {
     private static let packageRoot = URL(fileURLWithPath: #filePath)  // Tests/DaemonTests/ClusterSupport.swift
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `scripts/cluster ARGUMENTS…` on the tests' cluster; throws with its messages when it fails.
+    /// Runs `scripts/cluster ARGUMENTS…` on the tests' cluster (another one with `environment`'s
+    /// `LAYOUTD_CLUSTER_DIR`); throws with its messages when it fails.
     @discardableResult
-    static func script(_ arguments: [String], timeout: Double = 60) throws -> String {
+    static func script(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> String {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [packageRoot.appendingPathComponent("scripts/cluster").path] + arguments
         let out = Pipe(), err = Pipe()
