@@ -68,88 +68,6 @@ extension SQLiteSessionStorage {
         _ = try submit(.touch(id: id, generation: generation, time: time))
     }
 
-    // MARK: group commit
-
-    /// Queues `op` and waits for its answer; when no one is writing, this caller leads: it takes
-    /// every queued write and commits them together.
-    func submit(_ op: WriteOp) throws(StorageError) -> WriteAnswer {
-        let ticket = Ticket(op)
-        let batch: [Ticket]? = lock.withLock {
-            if coordination.closed { return nil }
-            coordination.queue.append(ticket)
-            while ticket.answer == nil && coordination.writerBusy { lock.wait() }
-            if ticket.answer != nil { return [] }
-            coordination.writerBusy = true
-            defer { coordination.queue.removeAll(keepingCapacity: true) }
-            return coordination.queue
-        }
-        guard let batch else { throw StorageError.unavailable("the SQLite store \(path) is closed") }
-        if !batch.isEmpty { commit(batch) }
-        return try ticket.answer!.get()
-    }
-
-    /// Runs `body` on the write connection with no write in progress (maintenance: checkpoints,
-    /// vacuum), outside any transaction.
-    func exclusive<R>(_ body: (SQLiteConnection) throws(StorageError) -> R) throws(StorageError) -> R {
-        let open: Bool = lock.withLock {
-            while coordination.writerBusy { lock.wait() }
-            if coordination.closed { return false }
-            coordination.writerBusy = true
-            return true
-        }
-        guard open else { throw StorageError.unavailable("the SQLite store \(path) is closed") }
-        defer {
-            lock.withLock {
-                coordination.writerBusy = false
-                lock.broadcast()
-            }
-        }
-        return try body(writer)
-    }
-
-    /// The leader's work: one transaction for the batch. A fenced write fails alone (nothing of it
-    /// was written: the fence is checked first); any other failure rolls the whole transaction
-    /// back and fails every write of the batch, so nothing is acknowledged that was not committed.
-    private func commit(_ batch: [Ticket]) {
-        let now = clock()
-        var answers: [Result<WriteAnswer, StorageError>] = []
-        answers.reserveCapacity(batch.count)
-        var failure: StorageError? = nil
-        do throws(StorageError) {
-            try checkFileIsStillThere()
-            // Prepared once (`execute` would parse them at every commit).
-            try writer.statement("BEGIN IMMEDIATE").run()
-            for t in batch {
-                do throws(StorageError) {
-                    answers.append(.success(try apply(t.op, now: now)))
-                } catch {
-                    guard case .conflict = error else { throw error }
-                    answers.append(.failure(error))
-                }
-            }
-            try writer.statement("COMMIT").run()
-        } catch {
-            writer.rollbackIfNeeded()
-            // What this transaction's writes told the leader's memory was rolled back with them.
-            written.forgetAll()
-            failure = error
-        }
-        // Answers are handed over under the lock: the waiting callers read them under it.
-        lock.withLock {
-            if let failure {
-                for t in batch { t.answer = .failure(failure) }
-            } else {
-                for (t, a) in zip(batch, answers) { t.answer = a }
-                coordination.statistics.commits += 1
-                coordination.statistics.writes += batch.count
-                coordination.statistics.largestBatch = max(coordination.statistics.largestBatch, batch.count)
-                if sync == .always { coordination.statistics.syncs += 1 }
-            }
-            coordination.writerBusy = false
-            lock.broadcast()
-        }
-    }
-
     /// What is stored for `id` (`WrittenSession`): from what the leader remembers of its own
     /// writes, else read from the file (its revision and patches' count and size from the
     /// patches themselves: the session's row is not rewritten by every append).
@@ -179,7 +97,8 @@ extension SQLiteSessionStorage {
         return session
     }
 
-    private func apply(_ op: WriteOp, now: Double) throws(StorageError) -> WriteAnswer {
+    /// Applies `op` on the write connection inside the leader's transaction (fence first).
+    func apply(_ op: WriteOp, now: Double) throws(StorageError) -> WriteAnswer {
         let w = writer
         switch op {
         case .create(let id, let revision, let document, let delegates):
