@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry", "Access"]),
-        .testTarget(name: "AccessTests", dependencies: ["Access", "TestSupport"]),
+        .testTarget(name: "AccessTests", dependencies: ["Access", "Primitives", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

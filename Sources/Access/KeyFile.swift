@@ -1,3 +1,4 @@
+import Primitives
 #if canImport(Glibc)
 import Glibc
 #endif

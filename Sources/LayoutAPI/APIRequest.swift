@@ -21,6 +21,10 @@ public struct APIRequest: Sendable {
     /// API then answers `APIResponse.mustWait` instead of waiting, and the caller hands the request
     /// to a thread that may (`LayoutAPI.mayWaitOnStore` decides beforehand, this is the backstop).
     public var mayWait = true
+    /// Who the request is made by, once access control has checked its key: set by
+    /// `isExpensive(resolving:)` (which needs the tenant to find the session) so that the key is
+    /// hashed and looked up once per request. Only this module sets it: a transport cannot.
+    var principal: Principal?
 
     public init(method: String, path: String, query: String = "",
                 headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

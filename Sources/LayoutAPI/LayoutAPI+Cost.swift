@@ -19,6 +19,14 @@ extension LayoutAPI {
     /// session meanwhile (a write waiting for the store), the API answers `mustWait` and the
     /// daemon sends the request off the loop then (`readsMustNotWait`, layoutd's `Router`).
     public func isExpensive(_ request: APIRequest) -> Bool {
+        var request = request
+        return isExpensive(resolving: &request)
+    }
+
+    /// `isExpensive`, keeping in `request` who makes it when access control had to find that out
+    /// (a session's key depends on its tenant): the request's handling then does not check the
+    /// key again.
+    public func isExpensive(resolving request: inout APIRequest) -> Bool {
         if request.body.count >= configuration.expensiveBytes { return true }
         // Only a wake costs more than the body: without a store no session is loaded, and every
         // session held is resident until the resident budget first puts one to sleep.
@@ -27,7 +35,10 @@ extension LayoutAPI {
         guard method != "OPTIONS", let route = Route.match(request.path) else { return false }
         if repository != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
         guard method != "DELETE", let id = route.sessionID else { return false }
-        let key = SessionID.key(id, tenant: configuration.access.flatMap { AccessControlMiddleware.tenant(of: request, route, $0) })
+        if let access = configuration.access, request.principal == nil {
+            request.principal = AccessControlMiddleware(policy: access).principal(of: request, route)
+        }
+        let key = SessionID.key(id, tenant: request.principal?.tenant)
         guard let session = registry.peek(key) else { return repository != nil }
         if sharedStore && mayBeBehind(session) { return true }
         guard let dormant = session.dormantText else { return false }

@@ -32,7 +32,7 @@ extension LayoutSystem {
         if let width { document.views[vi].frame.width = width }
         if let height { document.views[vi].frame.height = height }
         activation.rootInputs[id] = document.views[vi].frame
-        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+        return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 
     /// Entry `index`'s one item gets `constant`, its only change: what `replace(views: [],
@@ -62,7 +62,7 @@ extension LayoutSystem {
             }
             compiled[first].constant = constant
         }
-        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+        return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 
     /// One existing constraint entry changed (same id): only its items are compared, constants
@@ -89,10 +89,23 @@ extension LayoutSystem {
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
         // The entry's items sit at entryStart[index] ..< +count (the same count before and after).
-        let first = Int(entryStart[index])
-        // Removals first.
+        let failed = !replaceSlots(at: Int(entryStart[index]), with: next, stats: &stats)
+        if entry.activation == .delegate || old.activation == .delegate {
+            delegateMemory = nextDelegateMemory(activation)
+        }
+        // Only this entry can have been switched on or off (a rebuild below recounts anyway).
+        let nowInactive = entry.active == false || (!next.isEmpty && !next.contains(where: \.active))
+        if nowInactive != inactive.contains(entry.id) { inactive = inactiveEntries }
+        return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+    }
+
+    /// Puts `next` into the slots `first ..< first + next.count` of `compiled` (as many as it
+    /// replaces): a slot that keeps its shape keeps its solver constraint (its constant changed in
+    /// place), the others are removed first and then added, as `apply` orders them.
+    /// - Returns: false when a constant could not be set in place (the caller rebuilds).
+    mutating func replaceSlots(at first: Int, with next: [CompiledConstraint], stats: inout EditStats) -> Bool {
         var keep = [Bool](repeating: false, count: next.count)
-        for k in 0..<next.count {
+        for k in next.indices {
             guard let cid = solverIDs[first + k] else { continue }
             if next[k].active, compiled[first + k].hasSameShape(as: next[k]) {
                 keep[k] = true
@@ -103,12 +116,12 @@ extension LayoutSystem {
             solverIDs[first + k] = nil
             stats.removed += 1
         }
-        var failed = false
-        for k in 0..<next.count {
+        var ok = true
+        for k in next.indices {
             let c = next[k], pos = first + k
             if keep[k], let cid = solverIDs[pos] {
                 if compiled[pos].constant != c.constant {
-                    do { try solver.setConstant(cid, to: c.constant) } catch { failed = true }
+                    do { try solver.setConstant(cid, to: c.constant) } catch { ok = false }
                     stats.constantsChanged += 1
                 }
             } else if c.active {
@@ -117,21 +130,7 @@ extension LayoutSystem {
             }
             compiled[pos] = c
         }
-        if entry.activation == .delegate || old.activation == .delegate {
-            delegateMemory = nextDelegateMemory(activation)
-        }
-        if failed || solver.brokenCount > 0 {
-            build(rememberingDelegates: delegateMemory)
-            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
-        }
-        // Only this entry can have been switched on or off.
-        let nowInactive = entry.active == false || (!next.isEmpty && !next.contains(where: \.active))
-        if nowInactive != inactive.contains(entry.id) { inactive = inactiveEntries }
-        stats.pivots = solver.statistics.pivots - pivotsBefore
-        if stats.added + stats.removed > 0 { ambiguityStale = true }
-        solver.updateValues()
-        if rebuildIfDue(afterRemovals: stats.removed > 0) { stats.rebuilt = true }
-        return stats
+        return ok
     }
 }
 
@@ -164,23 +163,25 @@ extension LayoutSystem {
             }
             compiled[first + k].constant = item.constant
         }
-        return finishConstantEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
+        return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 }
 
 extension LayoutSystem {
-    /// The end of an edit that only set constants (a root resize, a constant change): a failed
-    /// change or a required constraint now broken rebuilds from the edited document (broken
-    /// constraints follow processing order); otherwise the pivots it took and fresh values.
-    mutating func finishConstantEdit(_ stats: EditStats, failed: Bool, pivotsBefore: Int) -> EditStats {
+    /// The end of an edit in place (constants set, slots replaced): a failed change or a required
+    /// constraint now broken rebuilds from the edited document (broken constraints follow
+    /// processing order); otherwise the pivots it took and fresh values.
+    mutating func finishEdit(_ stats: EditStats, failed: Bool, pivotsBefore: Int) -> EditStats {
         if failed || solver.brokenCount > 0 {
             build(rememberingDelegates: delegateMemory)
             return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
         }
         var stats = stats
         stats.pivots = solver.statistics.pivots - pivotsBefore
+        // Constraints added or removed may have changed what is ambiguous; constants cannot.
+        if stats.added + stats.removed > 0 { ambiguityStale = true }
         solver.updateValues()
-        if rebuildIfDue(afterRemovals: false) { stats.rebuilt = true }
+        if rebuildIfDue(afterRemovals: stats.removed > 0) { stats.rebuilt = true }
         return stats
     }
 }

@@ -35,42 +35,8 @@ extension LayoutSystem {
               next.indices.allSatisfy({ next[$0].key == compiled[first + $0].key }) else { return nil }
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
-        // Removals first, then constants in place and additions (as `apply` orders them).
-        var keep = [Bool](repeating: false, count: next.count)
-        for k in next.indices {
-            guard let cid = solverIDs[first + k] else { continue }
-            if next[k].active, compiled[first + k].hasSameShape(as: next[k]) {
-                keep[k] = true
-                continue
-            }
-            try? solver.remove(cid)
-            positionOfConstraint[cid.index] = nil
-            solverIDs[first + k] = nil
-            stats.removed += 1
-        }
-        var failed = false
-        for k in next.indices {
-            let c = next[k], pos = first + k
-            if keep[k], let cid = solverIDs[pos] {
-                if compiled[pos].constant != c.constant {
-                    do { try solver.setConstant(cid, to: c.constant) } catch { failed = true }
-                    stats.constantsChanged += 1
-                }
-            } else if c.active {
-                solverIDs[pos] = install(c, at: pos)
-                stats.added += 1
-            }
-            compiled[pos] = c
-        }
-        if failed || solver.brokenCount > 0 {
-            build(rememberingDelegates: delegateMemory)
-            return EditStats(rebuilt: true, added: compiled.filter(\.active).count, pivots: solver.statistics.pivots)
-        }
-        stats.pivots = solver.statistics.pivots - pivotsBefore
-        if stats.added + stats.removed > 0 { ambiguityStale = true }
-        solver.updateValues()
-        if rebuildIfDue(afterRemovals: stats.removed > 0) { stats.rebuilt = true }
-        return stats
+        let failed = !replaceSlots(at: first, with: next, stats: &stats)
+        return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 
     /// After `setVisibility` changed `views`: their stacks' constraints follow. A stack whose

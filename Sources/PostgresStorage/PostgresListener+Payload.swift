@@ -1,3 +1,4 @@
+import Primitives
 import Storage
 
 /// The payloads the write statements send (`SQL` in PostgresSchema.swift), read back.
@@ -15,7 +16,7 @@ extension PostgresListener {
         case "p" where parts.count == 5:
             let rest = parts[4].split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             guard let g = UInt64(parts[1]), let r = Int(parts[2]), let w = Int64(parts[3]), rest.count == 2,
-                  let patch = Self.bytes(hex: rest[0]) else { return nil }
+                  let patch = Hex.decode(rest[0]) else { return nil }
             return .changed(id: String(rest[1]), generation: g, revision: r, writeID: UInt64(bitPattern: w), patch: patch)
         case "d" where parts.count >= 3:
             let rest = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
@@ -24,28 +25,5 @@ extension PostgresListener {
         default:
             return nil
         }
-    }
-
-    /// The bytes of lowercase or uppercase hex digits; nil when they are not.
-    static func bytes(hex: Substring) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func value(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let high = value(digits[i]), let low = value(digits[i + 1]) else { return nil }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
     }
 }

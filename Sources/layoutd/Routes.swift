@@ -56,7 +56,7 @@ struct Router: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = MonotonicTime.now
         var apiRequest = Router.apiRequest(request)
-        if api.isExpensive(apiRequest) {
+        if api.isExpensive(resolving: &apiRequest) {
             return .offloaded { [self, apiRequest] in respondInPlace(to: apiRequest, started: started) }
         }
         if api.readsMustNotWait {

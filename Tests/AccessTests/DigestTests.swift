@@ -1,4 +1,5 @@
 @testable import Access
+import Primitives
 import Testing
 
 /// SHA-256 against FIPS 180-2's examples and HMAC-SHA256 against RFC 4231: the keys file and the

@@ -1,4 +1,5 @@
 @testable import Access
+import Primitives
 import Testing
 
 @Suite("The keys file and the keys")

@@ -2,7 +2,6 @@ import Access
 import Foundation
 import JSON
 import LayoutAPI
-import Primitives
 import Storage
 import Testing
 
@@ -46,26 +45,20 @@ final class KeysFixture: @unchecked Sendable {
     func ring() throws -> KeyRing { try KeyRing(path: path) }
 }
 
-/// A test clock the limiter and the tokens read.
-final class ManualClock: @unchecked Sendable {
-    private let now = Locked(1_800_000_000.0)
-    var seconds: Double { now.withLock { $0 } }
-    func advance(_ s: Double) { now.withLock { $0 += s } }
-}
-
 @Suite("Access control: keys, tenants, read-only keys, limits and stream tokens")
 struct AccessControlTests {
     static let doc = #"{"views":{"root":{"frame":{"width":100,"height":100}},"a":{"parent":"root"}},"constraints":["a.edges == root.edges"]}"#
     static let other = #"{"views":{"root":{"frame":{"width":50,"height":50}}}}"#
 
     let keys = KeysFixture()
-    let clock = ManualClock()
+    /// What the limiter and the tokens read.
+    let clock = TestClock()
 
     func client(storage: (any SessionStorage)? = nil, lifetime: Int = 300) throws -> Client {
         var configuration = APIConfiguration()
         let clock = self.clock
-        configuration.access = AccessPolicy(keys: try keys.ring(), limiter: RateLimiter(clock: { clock.seconds }),
-                                            tokenLifetimeSeconds: lifetime, now: { Int(clock.seconds) })
+        configuration.access = AccessPolicy(keys: try keys.ring(), limiter: RateLimiter(clock: { clock.now }),
+                                            tokenLifetimeSeconds: lifetime, now: { Int(clock.now) })
         return Client(api: LayoutAPI(configuration: configuration, storage: storage))
     }
 

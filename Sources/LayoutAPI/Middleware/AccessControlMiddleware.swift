@@ -66,6 +66,8 @@ struct AccessControlMiddleware: APIMiddleware {
     /// The principal of a request with a valid key, or of a stream token for the session the
     /// route names; a 401 otherwise.
     private func admit(_ request: APIRequest, _ route: Route) -> Result<Principal, Refusal> {
+        // Checked already, before the request was dispatched (`LayoutAPI.isExpensive`).
+        if let checked = request.principal { return .success(checked) }
         if let authorization = request.header("Authorization") {
             guard let key = Self.bearer(authorization), let record = policy.keys.authenticate(bearer: key) else {
                 return .failure(Refusal(response: Problems.unauthorized(
@@ -88,12 +90,11 @@ struct AccessControlMiddleware: APIMiddleware {
             "this server needs a key: send Authorization: Bearer <key>", invalid: false)))
     }
 
-    /// The tenant `request` would be admitted as, without deciding anything (no rate limit):
+    /// Who `request` would be admitted as, deciding nothing else (no rate limit):
     /// `LayoutAPI.isExpensive` looks the tenant's session up before the request is handled.
-    static func tenant(of request: APIRequest, _ route: Route, _ policy: AccessPolicy) -> String? {
-        let middleware = AccessControlMiddleware(policy: policy)
-        guard case .success(let principal) = middleware.admit(request, route) else { return nil }
-        return principal.tenant
+    func principal(of request: APIRequest, _ route: Route) -> Principal? {
+        guard case .success(let principal) = admit(request, route) else { return nil }
+        return principal
     }
 
     /// The credentials of `Bearer <credentials>` (RFC 6750 §2.1: the scheme in any case, one or
