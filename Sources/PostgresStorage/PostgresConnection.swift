@@ -55,14 +55,23 @@ final class PostgresConnection {
     var isAlive: Bool {
         guard !abandoned, PQstatus(handle) == CONNECTION_OK else { return false }
         var fds = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        // Anything to read while idle is a notice, an error or the end of the stream (a server
-        // that closes a connection sends its reason first): let libpq read it all.
+        // Anything to read while idle is a notification, or a server closing the connection: it
+        // sends its reason (FATAL) first and the end of the stream after, which may not have
+        // arrived yet when the reason has (seen under load: the write that followed then failed).
+        // So bytes that held no notification count as a closing connection: at worst a
+        // connection that got a stray notice is opened again.
+        var onlyNotifications = true
         while poll(&fds, 1, 0) > 0 {
             if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK { return false }
-            while let n = PQnotifies(handle) { PQfreemem(n) }
+            var notified = false
+            while let n = PQnotifies(handle) {
+                PQfreemem(n)
+                notified = true
+            }
+            if !notified { onlyNotifications = false }
             fds.revents = 0
         }
-        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+        return onlyNotifications && PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
     var isConnected: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
