@@ -59,9 +59,9 @@ extension LayoutAPI {
 
     // MARK: GET /openapi.json, /openapi.yaml, /schemas/layout-document.json (scripts/generate-openapi)
 
-    static let openAPIJSONBytes = Array(APIDescription.openAPIJSON.utf8)
-    static let openAPIYAMLBytes = Array(APIDescription.openAPIYAML.utf8)
-    static let layoutDocumentSchemaBytes = Array(APIDescription.layoutDocumentSchema.utf8)
+    static var openAPIJSONBytes: [UInt8] { APIDescription.openAPIJSONBytes }
+    static var openAPIYAMLBytes: [UInt8] { APIDescription.openAPIYAMLBytes }
+    static var layoutDocumentSchemaBytes: [UInt8] { APIDescription.layoutDocumentSchemaBytes }
 
     /// The playground's Content-Security-Policy: what the page really loads and nothing more. Its
     /// scripts are `/playground.js` and `/client.js` (no inline script, no eval), its only inline
