@@ -6,7 +6,8 @@ import PackageDescription
 //
 // Dependencies point one way:
 //   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry  (routes, sessions, errors; no sockets, no SQLite)
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry, WebAssets  (routes, sessions, errors; no sockets, no SQLite)
+//   WebAssets → LayoutEngine, LayoutModel  (the playground page and script, the JS client, the SVG renderer; no HTTP)
 //   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, a thread starter, ASCII comparison, percent-decoding (imports only the C library)
@@ -45,7 +46,11 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry"]),
+        // What a browser is served, as content (clients/js/generate-assets) and the SVG renderer:
+        // LayoutAPI answers the routes; nothing here knows about requests.
+        .target(name: "WebAssets", dependencies: ["LayoutEngine", "LayoutModel"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry",
+                                                  "WebAssets"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         // C where Swift cannot reach: the CPUs of the affinity mask, the header pre-scan, and in
         // LibeventInternals.c every use of libevent beyond its documented API (http_struct.h fields,
@@ -93,7 +98,9 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry",
+                                                       "WebAssets"]),
+        .testTarget(name: "WebAssetsTests", dependencies: ["WebAssets", "LayoutEngine", "LayoutModel", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),
