@@ -6,7 +6,8 @@ import PackageDescription
 //
 // Dependencies point one way:
 //   Cassowary (pure solver, imports nothing) ← LayoutEngine → LayoutModel → JSON
-//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry, Access  (routes, middlewares, sessions, errors; no sockets, no SQLite)
+//   LayoutAPI → LayoutEngine, LayoutModel, JSON, Primitives, Storage, Telemetry, Access, WebAssets  (routes, middlewares, sessions, errors; no sockets, no SQLite)
+//   WebAssets → LayoutEngine, LayoutModel  (the playground page and script, the JS client, the SVG renderer; no HTTP)
 //   Telemetry: sharded lock-free counters, latency buckets, Prometheus text (imports only the C library)
 //   EventHTTP → CLibevent, CEventHTTPSupport, Primitives    (libevent wrapper, no layout code)
 //   Primitives: a lock, a clock, a thread starter, ASCII comparison, percent-decoding (imports only the C library)
@@ -46,7 +47,11 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "LayoutModel", dependencies: ["JSON"]),
         .target(name: "LayoutEngine", dependencies: ["Cassowary", "LayoutModel", "JSON"]),
-        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry", "Access"]),
+        // What a browser is served, as content (clients/js/generate-assets) and the SVG renderer:
+        // LayoutAPI answers the routes; nothing here knows about requests.
+        .target(name: "WebAssets", dependencies: ["LayoutEngine", "LayoutModel"]),
+        .target(name: "LayoutAPI", dependencies: ["LayoutEngine", "LayoutModel", "JSON", "Primitives", "Storage", "Telemetry", "Access",
+                                                  "WebAssets"]),
         // API keys (issue 29): the keys file, SHA-256/HMAC, constant-time comparison, rate limits, stream tokens.
         .target(name: "Access", dependencies: ["Primitives"]),
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
@@ -96,8 +101,10 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "LayoutModelTests", dependencies: ["LayoutModel", "JSON", "TestSupport"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "Cassowary", "LayoutModel", "JSON", "TestSupport"]),
-        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry", "Access"]),
+        .testTarget(name: "LayoutAPITests", dependencies: ["LayoutAPI", "LayoutEngine", "JSON", "TestSupport", "Storage", "Telemetry", "Access",
+                                                       "WebAssets"]),
         .testTarget(name: "AccessTests", dependencies: ["Access", "Primitives", "TestSupport"]),
+        .testTarget(name: "WebAssetsTests", dependencies: ["WebAssets", "LayoutEngine", "LayoutModel", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "CSQLite", "JSON", "PostgresStorage", "CLibPQ", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["EventHTTP", "CEventHTTPSupport", "CLibevent", "Primitives", "JSON", "TestSupport", "LayoutModel",
                                                    "Storage", "SQLiteStorage"]),

@@ -1,4 +1,5 @@
 import LayoutEngine
+import WebAssets
 
 extension LayoutAPI {
     // MARK: GET /v1/sessions/{id}/render.svg, POST /v1/render.svg
@@ -51,7 +52,7 @@ extension LayoutAPI {
         }
     }
 
-    // MARK: GET /, GET /client.js
+    // MARK: GET /, GET /client.js (the content and its policies: the WebAssets module)
 
     static let playgroundBytes = Array(WebAssets.playgroundHTML.utf8)
     static let clientScriptBytes = Array(WebAssets.clientJS.utf8)
@@ -59,20 +60,12 @@ extension LayoutAPI {
 
     // MARK: GET /openapi.json, /openapi.yaml, /schemas/layout-document.json (scripts/generate-openapi)
 
-    static let openAPIJSONBytes = Array(APIDescription.openAPIJSON.utf8)
-    static let openAPIYAMLBytes = Array(APIDescription.openAPIYAML.utf8)
-    static let layoutDocumentSchemaBytes = Array(APIDescription.layoutDocumentSchema.utf8)
+    static var openAPIJSONBytes: [UInt8] { APIDescription.openAPIJSONBytes }
+    static var openAPIYAMLBytes: [UInt8] { APIDescription.openAPIYAMLBytes }
+    static var layoutDocumentSchemaBytes: [UInt8] { APIDescription.layoutDocumentSchemaBytes }
 
-    /// The playground's Content-Security-Policy: what the page really loads and nothing more. Its
-    /// scripts are `/playground.js` and `/client.js` (no inline script, no eval), its only inline
-    /// code is the `<style>` element, it talks to this daemon alone (`fetch`, `EventSource`) and
-    /// draws inline SVG. Anything injected into the page could neither run nor send data away.
-    static let playgroundPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        + "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
-    /// A picture's policy: an SVG opened by itself (the playground's render.svg link) may run
-    /// nothing and load nothing; its styles are presentation attributes.
-    static let picturePolicy = "default-src 'none'; style-src 'unsafe-inline'"
+    static var playgroundPolicy: String { WebAssets.playgroundPolicy }
+    static var picturePolicy: String { WebAssets.picturePolicy }
 
     /// A static asset (the playground page, the JS client), revalidated on every use.
     static func asset(_ body: [UInt8], contentType: String) -> APIResponse {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import JSON
 import Access
+import TestSupport
 @testable import LayoutAPI
 
 /// docs/openapi.yaml against the code: the two must name the same routes, methods and statuses.
@@ -254,21 +255,32 @@ struct OpenAPIContractTests {
         let json = c.send("GET", "/openapi.json")
         #expect(json.status == 200)
         #expect(json.header("Content-Type") == "application/json")
+        #expect(json.header("Cache-Control") == "no-cache")
         let spec = try JSONParser.parse(json.body)
         #expect(spec["openapi"]?.stringValue == "3.1.0")
         #expect(spec["components"]?["schemas"]?["LayoutDocument"]?["$defs"]?["view"] != nil)
         let yaml = c.send("GET", "/openapi.yaml")
         #expect(yaml.status == 200)
         #expect(yaml.header("Content-Type") == "application/yaml")
-        #expect(yaml.text.hasPrefix("openapi: 3.1.0"))
+        #expect(yaml.text.hasPrefix("openapi: 3.1.0\n"))
         let schema = c.send("GET", "/schemas/layout-document.json")
         #expect(schema.status == 200)
         #expect(schema.header("Content-Type") == "application/schema+json")
+        // The schema is rebuilt from the bundled copy: the same members in the same order as the
+        // file (JSONValue's == compares keys in order), `$id` and `$ref`s in the file's own form.
         let file = try String(contentsOf: Self.root.appendingPathComponent("docs/layout-document.schema.json"), encoding: .utf8)
-        #expect(schema.text == file, "Sources/LayoutAPI/APIDescription.swift is out of date: run scripts/generate-openapi")
+        let served = try JSONParser.parse(schema.body)
+        #expect(served == (try JSONParser.parse(file)),
+                "Sources/LayoutAPI/APIDescription.swift is out of date: run scripts/generate-openapi")
+        #expect(served["$id"]?.stringValue == "https://layoutd.invalid/schemas/layout-document.json")
+        #expect(served["properties"]?["views"]?["$ref"]?.stringValue == "#/$defs/views")
+        #expect(!schema.text.contains("#/components/"))
         #expect(c.send("HEAD", "/openapi.json").status == 200)
+        // Computed once: a second request answers the very same bytes.
+        #expect(c.send("GET", "/openapi.yaml").body == yaml.body)
+        #expect(c.send("GET", "/schemas/layout-document.json").body == schema.body)
 
-        // The bundled forms are made from docs/openapi.yaml by the generator: it says whether the
+        // The bundled form is made from docs/openapi.yaml by the generator: it says whether the
         // embedded copy is what it would write now.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -279,5 +291,19 @@ struct OpenAPIContractTests {
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "scripts/generate-openapi --check: \(message)")
+    }
+
+    @Test("GET /openapi.yaml, read by PyYAML, is the value GET /openapi.json answers")
+    func yamlReadsBackAsTheJSON() throws {
+        let c = Client()
+        let yaml = c.send("GET", "/openapi.yaml")
+        #expect(yaml.status == 200)
+        let fromYAML = try JSONParser.parse(try YAMLReader.jsonText(ofYAML: yaml.text))
+        let fromJSON = try JSONParser.parse(c.send("GET", "/openapi.json").body)
+        #expect(fromYAML == fromJSON, "/openapi.yaml does not say what /openapi.json says")
+        // Block style, for people: descriptions as literal blocks; the OPTIONS operations, aliases
+        // in docs/openapi.yaml, written out in full.
+        #expect(yaml.text.contains("\n  description: |\n    layoutd takes layout documents"))
+        #expect(!yaml.text.contains("&id") && !yaml.text.contains("*id"))
     }
 }

@@ -1,78 +1,13 @@
 import TestSupport
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 import JSON
 import LayoutAPI
 import LayoutEngine
 import LayoutModel
 
-/// Parses SVG text with Foundation's XMLParser: fails the test when it is not well-formed.
-final class SVGDocument: NSObject, XMLParserDelegate {
-    struct Element {
-        var name: String
-        var attributes: [String: String]
-        var text = ""
-        /// `data-id`s of the enclosing `g` elements, outermost first.
-        var groups: [String] = []
-    }
-
-    private(set) var elements: [Element] = []
-    private var stack: [Int] = []
-    private var groupIDs: [String?] = []
-    private(set) var error: String?
-
-    init(_ text: String) {
-        super.init()
-        let parser = XMLParser(data: Data(text.utf8))
-        parser.delegate = self
-        if !parser.parse() {
-            error = parser.parserError.map { "\($0)" } ?? "not well-formed"
-        }
-    }
-
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        elements.append(Element(name: name, attributes: attributes, groups: groupIDs.compactMap { $0 }))
-        stack.append(elements.count - 1)
-        groupIDs.append(name == "g" ? attributes["data-id"] : nil)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        stack.removeLast()
-        groupIDs.removeLast()
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if let i = stack.last { elements[i].text += string }
-    }
-
-    var root: Element? { elements.first }
-
-    /// The `rect.box` of each view, by `data-id`.
-    var boxes: [String: Element] {
-        var out: [String: Element] = [:]
-        for e in elements where e.name == "rect" && (e.attributes["class"] ?? "").split(separator: " ").contains("box") {
-            out[e.attributes["data-id"] ?? ""] = e
-        }
-        return out
-    }
-
-    func classes(_ e: Element?) -> Set<String> { Set((e?.attributes["class"] ?? "").split(separator: " ").map(String.init)) }
-
-    func frame(_ e: Element?) -> [Double] {
-        ["x", "y", "width", "height"].map { Double(e?.attributes[$0] ?? "") ?? .nan }
-    }
-
-    /// All text of the legend.
-    var legend: String {
-        elements.filter { $0.name == "text" && $0.attributes["data-id"] == nil }.map(\.text).joined(separator: "\n")
-    }
-}
-
-@Suite("Pictures: SVGRenderer, GET /v1/sessions/{id}/render.svg and POST /v1/render.svg")
+/// The renderer by itself (escaping, the viewBox) is tested in the WebAssetsTests target.
+@Suite("Pictures: GET /v1/sessions/{id}/render.svg and POST /v1/render.svg")
 struct SVGRendererTests {
     static func parse(_ r: APIResponse, sourceLocation: SourceLocation = #_sourceLocation) -> SVGDocument {
         #expect(r.status == 200, "\(r.text.prefix(300))", sourceLocation: sourceLocation)
@@ -187,57 +122,6 @@ struct SVGRendererTests {
         #expect(svg.elements.contains { $0.name == "pattern" && $0.attributes["id"] == "layoutd-hatch" })
         #expect(svg.legend.contains("Ambiguous views (1):"))
         #expect(svg.legend.contains("loose"))
-    }
-
-    @Test("ids are XML-escaped; characters XML cannot carry are replaced")
-    func escaping() throws {
-        let id = "a<b&\"c'>d"
-        let document = Document(views: [
-            View(id: "r#1", frame: FrameSpec(x: 0, y: 0, width: 50, height: 50)),
-            View(id: id, parent: "r#1"),
-            View(id: "ctl\u{1}x", parent: "r#1"),
-        ], constraints: [])
-        let frames: [(id: String, frame: Frame)] = [
-            ("r#1", Frame(x: 0, y: 0, width: 50, height: 50)),
-            (id, Frame(x: 1, y: 2, width: 3, height: 4)),
-            ("ctl\u{1}x", Frame(x: 0, y: 0, width: 1, height: 1)),
-        ]
-        var d = Diagnostics()
-        d.ambiguous = [id]
-        d.inactive = ["<&>", "\"q\""]
-        let text = SVGRenderer.render(document: document, frames: frames, diagnostics: d)
-        let svg = SVGDocument(text)
-        #expect(svg.error == nil, "\(svg.error ?? "")")
-        #expect(svg.frame(svg.boxes[id]) == [1, 2, 3, 4])
-        #expect(svg.boxes["ctl\u{FFFD}x"] != nil)
-        #expect(svg.legend.contains("<&>, \"q\""))
-        #expect(svg.elements.contains { $0.name == "text" && $0.text == id })
-        #expect(SVGRenderer.escape("<a & 'b'>") == "&lt;a &amp; &apos;b&apos;&gt;")
-    }
-
-    @Test("the viewBox spans the roots; an empty or negative frame still gives valid SVG")
-    func bounds() {
-        let document = Document(views: [
-            View(id: "one", frame: FrameSpec(x: 10, y: 20, width: 100, height: 50)),
-            View(id: "two", frame: FrameSpec(x: 200, y: 0, width: 50, height: 30)),
-            View(id: "neg", parent: "one"),
-        ], constraints: [])
-        let frames: [(id: String, frame: Frame)] = [
-            ("one", Frame(x: 10, y: 20, width: 100, height: 50)),
-            ("two", Frame(x: 200, y: 0, width: 50, height: 30)),
-            ("neg", Frame(x: 50, y: 50, width: -20, height: 0)),
-        ]
-        let svg = SVGDocument(SVGRenderer.render(document: document, frames: frames, diagnostics: Diagnostics()))
-        #expect(svg.error == nil)
-        let viewBox = (svg.root?.attributes["viewBox"] ?? "").split(separator: " ").compactMap { Double($0) }
-        let origin: [Double] = [-6, -16]
-        #expect(Array(viewBox.prefix(2)) == origin)
-        #expect(viewBox.count == 4 && viewBox[2] >= 240 + 32)  // wider when the legend needs it
-        #expect(svg.frame(svg.boxes["neg"]) == [30, 50, 20, 0])
-        let empty = SVGDocument(SVGRenderer.render(document: Document(views: [], constraints: []), frames: [],
-                                                   diagnostics: Diagnostics()))
-        #expect(empty.error == nil)
-        #expect(empty.root?.name == "svg")
     }
 
     @Test("GET /v1/sessions/{id}/render.svg draws the session at its revision, with ETag and 304")

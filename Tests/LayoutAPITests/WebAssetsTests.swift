@@ -18,7 +18,7 @@ struct WebAssetsTests {
         #expect(r.header("Content-Type") == "text/html; charset=utf-8")
         #expect(r.header("Cache-Control") == "no-cache")
         #expect(r.text == (try Self.file("playground.html")),
-                "Sources/LayoutAPI/WebAssets.swift is out of date: run clients/js/generate-assets")
+                "Sources/WebAssets/WebAssets.swift is out of date: run clients/js/generate-assets")
         #expect(r.text.hasPrefix("<!doctype html>"))
     }
 
@@ -28,7 +28,7 @@ struct WebAssetsTests {
         #expect(r.status == 200)
         #expect(r.header("Content-Type") == "text/javascript; charset=utf-8")
         #expect(r.text == (try Self.file("layoutd.js")),
-                "Sources/LayoutAPI/WebAssets.swift is out of date: run clients/js/generate-assets")
+                "Sources/WebAssets/WebAssets.swift is out of date: run clients/js/generate-assets")
         #expect(r.text.contains("export class Layoutd"))
     }
 
@@ -51,7 +51,7 @@ struct WebAssetsTests {
         #expect(script.status == 200)
         #expect(script.header("Content-Type") == "text/javascript; charset=utf-8")
         #expect(script.text == (try Self.file("playground.js")),
-                "Sources/LayoutAPI/WebAssets.swift is out of date: run clients/js/generate-assets")
+                "Sources/WebAssets/WebAssets.swift is out of date: run clients/js/generate-assets")
         let page = c.send("GET", "/")
         let policy = try #require(page.header("Content-Security-Policy"))
         #expect(policy.hasPrefix("default-src 'none'; script-src 'self'; "))
