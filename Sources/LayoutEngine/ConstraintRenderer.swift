@@ -1,0 +1,135 @@
+import Cassowary
+import LayoutModel
+
+/// Writes solver-level constraints (terms over views' minX, minY, width and height, in root
+/// coordinates) as a person reads them: `below.top = label.bottom + 8`.
+///
+/// A view's terms are read back as one anchor where they add up to one (minY + height is its
+/// bottom, minX + ½·width its centerX) and as left/top plus width/height otherwise. Physical names
+/// (left, right) are used, whatever the document's direction: the solver's terms no longer say
+/// whether the document wrote leading or left.
+struct ConstraintRenderer {
+    enum Field { case minX, minY, width, height }
+
+    /// One anchor of a rendered side: `coefficient · view.name`.
+    struct Piece {
+        var coefficient: Double
+        var view: Int
+        var name: String
+    }
+
+    /// Variable index → (view position, field).
+    private var owners: [Int32: (view: Int, field: Field)] = [:]
+    private let ids: [String]
+
+    init(views: [View], variables: [String: ViewVariables]) {
+        ids = views.map(\.id)
+        for (i, view) in views.enumerated() {
+            guard let v = variables[view.id] else { continue }
+            owners[v.minX.index] = (i, .minX)
+            owners[v.minY.index] = (i, .minY)
+            owners[v.width.index] = (i, .width)
+            owners[v.height.index] = (i, .height)
+        }
+    }
+
+    /// The view position whose variable `v` is (nil: no view's).
+    func view(of v: Variable) -> Int? { owners[v.index]?.view }
+
+    /// The terms as anchors, views in order of first appearance.
+    func pieces(_ terms: [Term]) -> [Piece] {
+        var order: [Int] = []
+        var sums: [Int: [Field: Double]] = [:]
+        var loose: [Piece] = []
+        for t in terms {
+            guard let owner = owners[t.variable.index] else {
+                loose.append(Piece(coefficient: t.coefficient, view: -1, name: "v\(t.variable.index)"))
+                continue
+            }
+            if sums[owner.view] == nil { order.append(owner.view) }
+            sums[owner.view, default: [:]][owner.field, default: 0] += t.coefficient
+        }
+        var out: [Piece] = []
+        for view in order {
+            let s = sums[view]!
+            out += axis(view, s[.minX] ?? 0, s[.width] ?? 0, names: ("left", "right", "centerX", "width"))
+            out += axis(view, s[.minY] ?? 0, s[.height] ?? 0, names: ("top", "bottom", "centerY", "height"))
+        }
+        return out + loose
+    }
+
+    private func axis(_ view: Int, _ position: Double, _ size: Double,
+                      names: (start: String, end: String, center: String, size: String)) -> [Piece] {
+        func piece(_ c: Double, _ name: String) -> Piece { Piece(coefficient: c, view: view, name: "\(ids[view]).\(name)") }
+        if position == 0 { return size == 0 ? [] : [piece(size, names.size)] }
+        if size == 0 { return [piece(position, names.start)] }
+        if size == position { return [piece(position, names.end)] }
+        if size == position / 2 { return [piece(position, names.center)] }
+        return [piece(position, names.start), piece(size, names.size)]
+    }
+
+    /// `Σ terms + constant REL 0` as `left REL right`: the anchors of the view at `subject` on the
+    /// left (without one, the view latest in the document: a child comes after its parent, a
+    /// following view after the one it follows, as in `below.top == label.bottom + 8`), scaled so that a single one reads with
+    /// coefficient 1; `equals` is the equality sign (`=` in a chain, `==` in a constraint's text).
+    func equation(_ terms: [Term], constant: Double, relation: Cassowary.Relation, subject: Int?,
+                  equals: String = "==") -> String {
+        let all = pieces(terms)
+        let subjectView = subject.flatMap { s in all.contains { $0.view == s } ? s : nil } ?? all.map(\.view).max()
+        var left = all.filter { $0.view == subjectView }
+        // The other side: moved across, so negated (`a - b - 8 == 0` reads `a == b + 8`).
+        var right = all.filter { $0.view != subjectView }.map { Piece(coefficient: -$0.coefficient, view: $0.view, name: $0.name) }
+        var c = -constant
+        var relation = relation
+        let scale = left.count == 1 ? left[0].coefficient : (left.first.map { $0.coefficient < 0 ? -1.0 : 1.0 } ?? 1.0)
+        if scale != 1 && scale != 0 {
+            left = left.map { Piece(coefficient: $0.coefficient / scale, view: $0.view, name: $0.name) }
+            right = right.map { Piece(coefficient: $0.coefficient / scale, view: $0.view, name: $0.name) }
+            c /= scale
+            if scale < 0 { relation = relation.flipped }
+        }
+        let sign: String
+        switch relation {
+        case .equal: sign = equals
+        case .lessOrEqual: sign = "<="
+        case .greaterOrEqual: sign = ">="
+        }
+        return "\(Self.sum(left, constant: 0)) \(sign) \(Self.sum(right, constant: c))"
+    }
+
+    /// `a + 0.5 * b - 8`; `0` when empty.
+    static func sum(_ pieces: [Piece], constant: Double) -> String {
+        var out = ""
+        for p in pieces {
+            let magnitude = abs(p.coefficient)
+            let term = magnitude == 1 ? p.name : "\(number(magnitude)) * \(p.name)"
+            if out.isEmpty {
+                out = p.coefficient < 0 ? "-" + term : term
+            } else {
+                out += (p.coefficient < 0 ? " - " : " + ") + term
+            }
+        }
+        let k = LayoutSystem.clean(constant)
+        if out.isEmpty { return number(k) }
+        if k != 0 { out += (k < 0 ? " - " : " + ") + number(abs(k)) }
+        return out
+    }
+
+    /// `8`, `0.5`, `-12.25`: integers without a fraction.
+    static func number(_ value: Double) -> String {
+        let v = LayoutSystem.clean(value)
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
+    }
+}
+
+extension Cassowary.Relation {
+    /// The relation after multiplying both sides by a negative number.
+    var flipped: Cassowary.Relation {
+        switch self {
+        case .equal: return .equal
+        case .lessOrEqual: return .greaterOrEqual
+        case .greaterOrEqual: return .lessOrEqual
+        }
+    }
+}

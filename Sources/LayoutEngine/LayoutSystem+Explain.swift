@@ -1,0 +1,209 @@
+import Cassowary
+import JSON
+import LayoutModel
+
+// Explain (issue 31): why a view's attribute has its value. The solver names the constraints its
+// row depends on (`Solver.explanation(of:)`); here they become the document's constraints again,
+// in the order a person follows them, from the attribute back to the fixed frames.
+
+extension LayoutSystem {
+    /// Explains `view.attribute` (any attribute a constraint can name, aliases included).
+    /// - Parameter written: the document's constraint entry at a position, as written (its member
+    ///   of the canonical `constraints`): an entry that makes one constraint is shown with its
+    ///   own text (an expression string, `expr`, `format`); without it, every constraint is
+    ///   written out from its terms.
+    public func explain(view id: String, attribute name: String,
+                        written: ((Int) -> JSONValue?)? = nil) -> Result<ExplainAnswer, ExplainError> {
+        guard let vi = viewIndex[id], let vars = variables[id] else {
+            return .failure(.unknownView(id, suggestion: Suggestion.nearest(id, among: document.views.lazy.map(\.id))))
+        }
+        guard let kind = AnchorVocabulary.resolve(name) else {
+            return .failure(.unknownAttribute(name, suggestion: AnchorVocabulary.suggestion(for: name)))
+        }
+        guard case .single(let attribute) = kind else {
+            return .failure(.compositeAttribute(name, components: kind.components.map(\.rawValue)))
+        }
+        var terms: [Term] = []
+        var constant = 0.0
+        AnchorTranslation.accumulate(attribute, of: document.views[vi], vars, direction: document.direction,
+                                     coefficient: 1, into: &terms, constant: &constant)
+        terms = AnchorTranslation.canonical(terms)
+        let expression = Expression(terms, constant: constant)
+        let renderer = ConstraintRenderer(views: document.views, variables: variables)
+        let explanation = solver.explanation(of: expression)
+        let positions = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
+        let ordered = chainOrder(positions, from: terms, renderer)
+        var steps = ordered.map { p, subject in
+            renderer.equation(compiled[p].terms, constant: compiled[p].constant, relation: compiled[p].relation,
+                              subject: subject, equals: "=") + " (" + note(p) + ")"
+        }
+        for v in explanation.parameters {
+            steps.append(ConstraintRenderer.sum(renderer.pieces([Term(v)]), constant: 0) + " (no constraint fixes it)")
+        }
+        let directions = solver.freeDirections(moving: expression)
+        var moved = Set<Int>()
+        for d in directions { for (v, _) in d.rates { if let i = renderer.view(of: v) { moved.insert(i) } } }
+        let describe = { (p: Int) in self.describe(p, renderer, written) }
+        return .success(ExplainAnswer(
+            view: id, attribute: attribute.rawValue,
+            value: Self.clean(value(of: expression)),
+            ambiguous: !directions.isEmpty,
+            constraints: ordered.map { describe($0.position) },
+            chain: steps.joined(separator: " ; "),
+            freeViews: moved.sorted().map { document.views[$0].id },
+            broken: breaks(determining: Set(positions), target: Set(terms.map(\.variable)), describe: describe)))
+    }
+
+    /// `Σ terms + constant` at the current solution.
+    private func value(of e: Expression) -> Double {
+        e.terms.reduce(e.constant) { $0 + $1.coefficient * solver.value($1.variable) }
+    }
+
+    /// The constraints at `positions` in the order a reader follows them: breadth first from the
+    /// explained anchor's view, each constraint reached through a view it shares with one already
+    /// shown (that view is its `subject`, written on the left); ties in processing order.
+    private func chainOrder(_ positions: [Int], from terms: [Term],
+                            _ renderer: ConstraintRenderer) -> [(position: Int, subject: Int?)] {
+        var remaining = positions.sorted()
+        var queue: [Int] = []
+        var seen = Set<Int>()
+        func reach(_ terms: [Term]) {
+            for t in terms { if let v = renderer.view(of: t.variable), seen.insert(v).inserted { queue.append(v) } }
+        }
+        reach(terms)
+        var out: [(position: Int, subject: Int?)] = []
+        var head = 0
+        while !remaining.isEmpty {
+            guard head < queue.count else {
+                // Not connected through views to what is shown so far (a constraint over variables
+                // of no view): shown as it is.
+                let p = remaining.removeFirst()
+                out.append((p, nil))
+                reach(compiled[p].terms)
+                continue
+            }
+            let subject = queue[head]
+            head += 1
+            var rest: [Int] = []
+            for p in remaining {
+                if compiled[p].terms.contains(where: { renderer.view(of: $0.variable) == subject }) {
+                    out.append((p, subject))
+                    reach(compiled[p].terms)
+                } else {
+                    rest.append(p)
+                }
+            }
+            remaining = rest
+        }
+        return out
+    }
+
+    /// Where the constraint at `p` comes from, for the chain: the entry's id (with its activation
+    /// rule when it has one), or a generated constraint's origin.
+    private func note(_ p: Int) -> String {
+        let c = compiled[p]
+        if case .entry(let id, _) = c.key {
+            guard let e = entryIndex[id], let rule = Self.activationNote(document.constraints[e].activation) else { return id }
+            return "\(id), \(rule)"
+        }
+        return GeneratedConstraint(c.key, view: { self.viewIndex[$0].map { self.document.views[$0] } })?.note ?? c.ownerID
+    }
+
+    /// The constraint at `p` as an explanation lists it.
+    private func describe(_ p: Int, _ renderer: ConstraintRenderer, _ written: ((Int) -> JSONValue?)?) -> ExplainedConstraint {
+        let c = compiled[p]
+        let rendered = renderer.equation(c.terms, constant: c.constant, relation: c.relation, subject: nil)
+        var text: String
+        switch c.key {
+        case .entry(let id, _):
+            // The document's own words when they are this constraint's alone; a component of a
+            // visual format or a composite is written out (the whole format would not say which).
+            if let e = entryIndex[id], document.constraints[e].items.count == 1,
+               let member = written?(e), let own = Self.writtenText(of: member) {
+                text = own
+            } else {
+                text = rendered
+            }
+            if let e = entryIndex[id], let rule = Self.activationNote(document.constraints[e].activation) {
+                text += " (\(rule))"
+            }
+        case .view, .stack:
+            text = rendered + " (" + note(p) + ")"
+        }
+        return ExplainedConstraint(id: c.ownerID, text: text, priority: c.priority)
+    }
+
+    /// A constraint entry's text as the document wrote it: an expression string, or an object's
+    /// `expr` or `format`; nil for the other forms (written out from their terms instead).
+    public static func writtenText(of member: JSONValue) -> String? {
+        switch member {
+        case .string(let s): return s
+        case .object(let o):
+            if case .string(let s)? = o["expr"] { return s }
+            if case .string(let s)? = o["format"] { return s }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// An activation rule in words; nil for `always`.
+    static func activationNote(_ a: Activation) -> String? {
+        switch a {
+        case .always: return nil
+        case .manual: return "activation: manual"
+        case .bothVisible: return "activation: bothVisible"
+        case .firstInvisible: return "activation: firstInvisible"
+        case .delegate: return "activation: delegate"
+        case .when(let p): return "active when " + predicateText(p)
+        }
+    }
+
+    static func predicateText(_ p: Predicate) -> String {
+        switch p {
+        case .visible(let v): return "visible(\(v))"
+        case .hidden(let v): return "hidden(\(v))"
+        case .flag(let f): return "flag(\(f))"
+        case .compare(let view, let dimension, let op, let value):
+            return "\(view).\(dimension.rawValue) \(op.rawValue) \(ConstraintRenderer.number(value))"
+        case .not(let q): return "!(\(predicateText(q)))"
+        case .and(let a, let b): return "(\(predicateText(a)) && \(predicateText(b)))"
+        case .or(let a, let b): return "(\(predicateText(a)) || \(predicateText(b)))"
+        case .constant(let b): return b ? "true" : "false"
+        }
+    }
+
+    /// The constraints that do not hold as written among those that decide the value, and among
+    /// those that name one of the explained anchor's variables: broken required ones with the
+    /// conflict set the solver found, unsatisfied optional ones with what holds them off.
+    private func breaks(determining: Set<Int>, target: Set<Variable>,
+                        describe: (Int) -> ExplainedConstraint) -> [ExplainedBreak] {
+        var conflicts: [ConstraintID: [ConstraintID]] = [:]
+        if solver.brokenCount > 0 { for (id, others) in solver.brokenConstraints { conflicts[id] = others } }
+        // A constraint held to within this is satisfied: the solver's values carry rounding.
+        let tolerance = 1e-7
+        var out: [ExplainedBreak] = []
+        for (p, c) in compiled.enumerated() where c.active {
+            guard let id = solverIDs[p] else { continue }
+            let names = c.terms.contains { target.contains($0.variable) }
+            guard names || determining.contains(p) else { continue }
+            if let others = conflicts[id] {
+                out.append(ExplainedBreak(constraint: describe(p), required: true,
+                                          conflictsWith: others.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
+                continue
+            }
+            guard names, c.priority < Priority.required else { continue }
+            let v = value(of: c.expression)
+            let violated: Bool
+            switch c.relation {
+            case .equal: violated = abs(v) > tolerance
+            case .lessOrEqual: violated = v > tolerance
+            case .greaterOrEqual: violated = v < -tolerance
+            }
+            guard violated else { continue }
+            let holding = solver.explanation(of: c.expression).constraints.filter { $0 != id }
+            out.append(ExplainedBreak(constraint: describe(p), required: false,
+                                      conflictsWith: holding.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
+        }
+        return out
+    }
+}
