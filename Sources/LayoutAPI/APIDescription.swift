@@ -1419,6 +1419,203 @@ enum APIDescription {
     }
    }
   },
+  "/v1/sessions/{id}/explain": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/SessionId"
+    }
+   ],
+   "get": {
+    "tags": [
+     "sessions"
+    ],
+    "operationId": "explainSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
+    "summary": "Why a view's attribute has its value",
+    "description": "The constraints that determine `view.attribute` now (the solver's row of the attribute,\nexpanded through the markers of the constraints it depends on, generated ones included:\na view's frame, intrinsic size, stack rules), each with its text as the document wrote it\n(or a readable form), and a chain a person can read. An ambiguous value names the views a\nfree direction moves; a broken or unsatisfied constraint met on the way comes with its\nconflict set (docs/http.md, \"Explain\"). A read: read-only keys and stream tokens may ask.\n",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/explainView"
+     },
+     {
+      "$ref": "#/components/parameters/explainAttribute"
+     },
+     {
+      "$ref": "#/components/parameters/If-None-Match"
+     },
+     {
+      "$ref": "#/components/parameters/XRequestId"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The explanation.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "X-Request-Id": {
+        "$ref": "#/components/headers/X-Request-Id"
+       }
+      },
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Explanation"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/Unauthorized"
+     },
+     "404": {
+      "$ref": "#/components/responses/ExplainNotFound"
+     },
+     "422": {
+      "$ref": "#/components/responses/InvalidAttribute"
+     },
+     "429": {
+      "$ref": "#/components/responses/TooManyRequests"
+     },
+     "503": {
+      "$ref": "#/components/responses/ServiceUnavailable"
+     }
+    }
+   },
+   "head": {
+    "tags": [
+     "sessions"
+    ],
+    "operationId": "headExplainSession",
+    "security": [
+     {
+      "bearerKey": []
+     },
+     {
+      "accessToken": []
+     },
+     {}
+    ],
+    "summary": "The headers of an explanation",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/explainView"
+     },
+     {
+      "$ref": "#/components/parameters/explainAttribute"
+     },
+     {
+      "$ref": "#/components/parameters/If-None-Match"
+     },
+     {
+      "$ref": "#/components/parameters/XRequestId"
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/HeadWithETag"
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "401": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "404": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "422": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "429": {
+      "$ref": "#/components/responses/HeadProblem"
+     },
+     "503": {
+      "$ref": "#/components/responses/HeadProblem"
+     }
+    }
+   },
+   "options": {
+    "tags": [
+     "operations"
+    ],
+    "summary": "Allowed methods; a CORS preflight",
+    "description": "Always 204 with `Allow`, and the CORS preflight headers for an allowed `Origin` with `Access-Control-Request-Method`.",
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "Any session id, existing or not (`.` and `..` would be dot segments of the path).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "not": {
+        "enum": [
+         ".",
+         ".."
+        ]
+       }
+      }
+     },
+     {
+      "$ref": "#/components/parameters/Origin"
+     },
+     {
+      "$ref": "#/components/parameters/Access-Control-Request-Method"
+     },
+     {
+      "$ref": "#/components/parameters/XRequestId"
+     }
+    ],
+    "responses": {
+     "204": {
+      "description": "No content.",
+      "headers": {
+       "Allow": {
+        "$ref": "#/components/headers/Allow"
+       },
+       "Access-Control-Allow-Origin": {
+        "$ref": "#/components/headers/Access-Control-Allow-Origin"
+       },
+       "Access-Control-Allow-Methods": {
+        "$ref": "#/components/headers/Access-Control-Allow-Methods"
+       },
+       "Access-Control-Allow-Headers": {
+        "$ref": "#/components/headers/Access-Control-Allow-Headers"
+       },
+       "Access-Control-Max-Age": {
+        "$ref": "#/components/headers/Access-Control-Max-Age"
+       },
+       "Vary": {
+        "$ref": "#/components/headers/Vary"
+       },
+       "X-Request-Id": {
+        "$ref": "#/components/headers/X-Request-Id"
+       }
+      }
+     }
+    }
+   }
+  },
   "/v1/sessions/{id}/tokens": {
    "parameters": [
     {
@@ -2577,6 +2774,26 @@ enum APIDescription {
      "default": "changed"
     }
    },
+   "explainView": {
+    "name": "view",
+    "in": "query",
+    "required": true,
+    "description": "The view's id. Absent or empty: 400 `/problems/invalid-query` (pointer `/view`); no such view: 404 `/problems/view-not-found`.",
+    "schema": {
+     "type": "string",
+     "example": "label"
+    }
+   },
+   "explainAttribute": {
+    "name": "attribute",
+    "in": "query",
+    "required": true,
+    "description": "Any attribute a constraint can name (`top`, `width`, `centerX`, `firstBaseline`, `leading`, ...; aliases such as `topAnchor` too). Absent or empty: 400; unknown or composite (`edges`): 422 `/problems/invalid-attribute` (pointer `/attribute`, with a did-you-mean `suggestion`).",
+    "schema": {
+     "type": "string",
+     "example": "top"
+    }
+   },
    "If-Match": {
     "name": "If-Match",
     "in": "header",
@@ -3033,6 +3250,66 @@ enum APIDescription {
        "status": 404,
        "detail": "no session 'demo' (it never existed, was deleted, or expired)",
        "errors": [],
+       "requestId": "3f2a9c1e5b7d4a60"
+      }
+     }
+    }
+   },
+   "ExplainNotFound": {
+    "description": "`/problems/session-not-found` (no such session), or `/problems/view-not-found` (the session has no such view: pointer `/view`, code `unknown_view`, with a did-you-mean `suggestion`).",
+    "headers": {
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
+     }
+    },
+    "content": {
+     "application/problem+json": {
+      "schema": {
+       "$ref": "#/components/schemas/Problem"
+      },
+      "example": {
+       "type": "/problems/view-not-found",
+       "title": "No such view",
+       "status": 404,
+       "detail": "no view 'lable' in the document; did you mean 'label'?",
+       "errors": [
+        {
+         "pointer": "/view",
+         "code": "unknown_view",
+         "detail": "no view 'lable' in the document; did you mean 'label'?",
+         "suggestion": "label"
+        }
+       ],
+       "requestId": "3f2a9c1e5b7d4a60"
+      }
+     }
+    }
+   },
+   "InvalidAttribute": {
+    "description": "`/problems/invalid-attribute`: `attribute` names no attribute (code `unknown_attribute`, with a did-you-mean `suggestion`) or a composite one such as `edges` (code `invalid_anchor`); pointer `/attribute`.",
+    "headers": {
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
+     }
+    },
+    "content": {
+     "application/problem+json": {
+      "schema": {
+       "$ref": "#/components/schemas/Problem"
+      },
+      "example": {
+       "type": "/problems/invalid-attribute",
+       "title": "Invalid attribute",
+       "status": 422,
+       "detail": "'centrX' is not an attribute; did you mean 'centerX'?",
+       "errors": [
+        {
+         "pointer": "/attribute",
+         "code": "unknown_attribute",
+         "detail": "'centrX' is not an attribute; did you mean 'centerX'?",
+         "suggestion": "centerX"
+        }
+       ],
        "requestId": "3f2a9c1e5b7d4a60"
       }
      }
@@ -4375,6 +4652,121 @@ enum APIDescription {
      },
      "diagnostics": {
       "$ref": "#/components/schemas/Diagnostics"
+     }
+    }
+   },
+   "ExplainedConstraint": {
+    "type": "object",
+    "required": [
+     "id",
+     "text",
+     "priority"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string",
+      "description": "The entry's id, or a generated constraint's as diagnostics name it (`root.frame.y`, `label.intrinsicSize.height.hugging`, `toolbar/spacing-2`)."
+     },
+     "text": {
+      "type": "string",
+      "description": "As the document wrote it (an expression, `expr` or `format` of an entry that makes one constraint), else written out from its terms; a generated one says where it comes from in parentheses; an activation rule is named."
+     },
+     "priority": {
+      "type": "number"
+     }
+    }
+   },
+   "ExplainedBreak": {
+    "type": "object",
+    "required": [
+     "id",
+     "text",
+     "priority",
+     "kind",
+     "conflictsWith"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "text": {
+      "type": "string"
+     },
+     "priority": {
+      "type": "number"
+     },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "conflicting",
+       "unsatisfied"
+      ],
+      "description": "`conflicting`: a required constraint kept broken; `unsatisfied`: an optional one that does not hold."
+     },
+     "conflictsWith": {
+      "type": "array",
+      "description": "For a broken required constraint, the required constraints it conflicts with; for an unsatisfied optional one, the constraints that hold its terms where they are.",
+      "items": {
+       "$ref": "#/components/schemas/ExplainedConstraint"
+      }
+     }
+    }
+   },
+   "Explanation": {
+    "type": "object",
+    "required": [
+     "view",
+     "attribute",
+     "value",
+     "ambiguous",
+     "constraints",
+     "chain",
+     "freeViews",
+     "broken"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "view": {
+      "type": "string"
+     },
+     "attribute": {
+      "type": "string",
+      "description": "The attribute's canonical name."
+     },
+     "value": {
+      "type": "number",
+      "description": "In root coordinates, as constraints see the anchor."
+     },
+     "ambiguous": {
+      "type": "boolean",
+      "description": "Another optimal solution gives another value."
+     },
+     "constraints": {
+      "type": "array",
+      "description": "The constraints that determine the value, in the chain's order.",
+      "items": {
+       "$ref": "#/components/schemas/ExplainedConstraint"
+      }
+     },
+     "chain": {
+      "type": "string",
+      "example": "below.top = label.bottom + 8 (b) ; label.top = root.top + 10 (top) ; label.height = 36 (h) ; root.top = 0 (root: the root's frame (frame.y))"
+     },
+     "freeViews": {
+      "type": "array",
+      "description": "The views a free direction that moves the value moves (empty when determined).",
+      "items": {
+       "type": "string"
+      }
+     },
+     "broken": {
+      "type": "array",
+      "description": "Constraints that do not hold as written among those that decide the value or name the attribute's own variables.",
+      "items": {
+       "$ref": "#/components/schemas/ExplainedBreak"
+      }
      }
     }
    },

@@ -57,6 +57,7 @@ extension Route {
         case .sessionEvents(let id): return .sessionEvents(SessionID.key(id, tenant: tenant))
         case .sessionRender(let id): return .sessionRender(SessionID.key(id, tenant: tenant))
         case .sessionTokens(let id): return .sessionTokens(SessionID.key(id, tenant: tenant))
+        case .sessionExplain(let id): return .sessionExplain(SessionID.key(id, tenant: tenant))
         default: return self
         }
     }

@@ -30,7 +30,8 @@ extension LayoutAPI {
         if request.body.count >= configuration.expensiveBytes { return true }
         // Only a wake costs more than the body: without a store no session is loaded, and every
         // session held is resident until the resident budget first puts one to sleep.
-        guard repository != nil || registry.mayHoldSleepers else { return false }
+        let explains = request.path.hasSuffix("/explain")
+        guard repository != nil || registry.mayHoldSleepers || explains else { return false }
         let method = request.method
         guard method != "OPTIONS", let route = Route.match(request.path) else { return false }
         if repository != nil, method != "GET", method != "HEAD", route.writesSessions { return true }
@@ -40,6 +41,9 @@ extension LayoutAPI {
         }
         let key = SessionID.key(id, tenant: request.principal?.tenant)
         guard let session = registry.peek(key) else { return repository != nil }
+        // An explanation walks the session's whole tableau (its free directions): a large
+        // session's is answered off the loop. The footprint is read without the session's lock.
+        if explains, case .sessionExplain = route, session.footprint >= configuration.expensiveBytes { return true }
         if sharedStore && mayBeBehind(session) { return true }
         guard let dormant = session.dormantText else { return false }
         // Asleep without its text: the wake reads the store.
@@ -66,7 +70,7 @@ extension Route {
     var sessionID: String? {
         switch self {
         case .session(let id), .sessionFrames(let id), .sessionEvents(let id), .sessionRender(let id),
-             .sessionTokens(let id):
+             .sessionTokens(let id), .sessionExplain(let id):
             return id
         default: return nil
         }

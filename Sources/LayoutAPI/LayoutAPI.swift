@@ -158,6 +158,8 @@ public final class LayoutAPI: Sendable {
             return renderSession(id, request)
         case .sessionTokens(let id):
             return issueStreamToken(id, request, principal)
+        case .sessionExplain(let id):
+            return explainSession(id, request)
         case .render:
             return renderDocument(request, options)
         case .playground:

@@ -14,6 +14,8 @@ enum Route: Equatable, Sendable {
     case sessionRender(String)
     /// `POST /v1/sessions/{id}/tokens`: a stream token of the session (access control).
     case sessionTokens(String)
+    /// `GET /v1/sessions/{id}/explain?view=V&attribute=A`: why an attribute has its value.
+    case sessionExplain(String)
     case render
     case playground
     case clientScript
@@ -70,6 +72,7 @@ enum Route: Equatable, Sendable {
             case "events": return .sessionEvents(id)
             case "render.svg": return .sessionRender(id)
             case "tokens": return .sessionTokens(id)
+            case "explain": return .sessionExplain(id)
             default: return nil
             }
         default:
@@ -100,6 +103,7 @@ enum Route: Equatable, Sendable {
             if sub.hasBytes(of: "events") { return .sessionEvents(id) }
             if sub.hasBytes(of: "render.svg") { return .sessionRender(id) }
             if sub.hasBytes(of: "tokens") { return .sessionTokens(id) }
+            if sub.hasBytes(of: "explain") { return .sessionExplain(id) }
             return nil
         }
     }
@@ -108,7 +112,7 @@ enum Route: Equatable, Sendable {
     var allowedMethods: [String] {
         switch self {
         case .healthz, .sessionFrames, .sessionEvents, .sessionRender, .playground, .clientScript, .playgroundScript,
-             .openAPIJSON, .openAPIYAML, .layoutDocumentSchema:
+             .openAPIJSON, .openAPIYAML, .layoutDocumentSchema, .sessionExplain:
             return ["GET", "HEAD", "OPTIONS"]
         case .solve, .sessions, .render, .sessionTokens: return ["POST", "OPTIONS"]
         case .metrics, .readyz: return ["GET", "HEAD", "OPTIONS"]  // operator routes

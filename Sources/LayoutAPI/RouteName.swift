@@ -5,6 +5,7 @@ public enum RouteName: Int, CaseIterable, Sendable {
     case unknown
     case healthz, solve, sessions, session, sessionFrames, sessionEvents, sessionRender, render
     case sessionTokens
+    case sessionExplain
     case playground, clientScript, playgroundScript
     case metrics, readyz
     case openAPIJSON, openAPIYAML, layoutDocumentSchema
@@ -22,6 +23,7 @@ public enum RouteName: Int, CaseIterable, Sendable {
         case .sessionRender: return "session_render"
         case .render: return "render"
         case .sessionTokens: return "session_tokens"
+        case .sessionExplain: return "session_explain"
         case .playground: return "playground"
         case .clientScript: return "client_js"
         case .playgroundScript: return "playground_js"
@@ -47,6 +49,7 @@ extension Route {
         case .sessionRender: return .sessionRender
         case .render: return .render
         case .sessionTokens: return .sessionTokens
+        case .sessionExplain: return .sessionExplain
         case .playground: return .playground
         case .clientScript: return .clientScript
         case .playgroundScript: return .playgroundScript

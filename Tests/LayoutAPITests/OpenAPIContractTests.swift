@@ -167,6 +167,11 @@ struct OpenAPIContractTests {
         Probe(name: "read-only key", access: true, key: "viewer"),
         Probe(name: "rate limit spent", access: true, key: "limited", repeats: 2),
         Probe(name: "tenant quota", id: "fresh", access: true, key: "quota"),
+        // The explain route's parameters (every other route ignores them).
+        Probe(name: "explain", query: "view=card&attribute=top"),
+        Probe(name: "explain, current ETag", query: "view=card&attribute=top", currentTagIn: "If-None-Match"),
+        Probe(name: "explain, unknown view", query: "view=crad&attribute=top"),
+        Probe(name: "explain, unknown attribute", query: "view=card&attribute=tpo"),
     ]
 
     /// Documented statuses no in-process request can provoke, with why.
@@ -236,7 +241,7 @@ struct OpenAPIContractTests {
 
     @Test("every problem type of ProblemResponses.swift is described in the spec")
     func problemTypes() throws {
-        let source = try ["ProblemResponses.swift", "ProblemResponses+Access.swift"].map {
+        let source = try ["ProblemResponses.swift", "ProblemResponses+Access.swift", "ProblemResponses+Explain.swift"].map {
             try String(contentsOf: Self.root.appendingPathComponent("Sources/LayoutAPI/" + $0), encoding: .utf8)
         }.joined()
         let pattern = try NSRegularExpression(pattern: "type: \"([a-z-]+)\"")

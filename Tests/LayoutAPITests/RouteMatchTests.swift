@@ -11,6 +11,8 @@ struct RouteMatchTests {
             ("/v1/sessions/a/frames", .sessionFrames("a")),
             ("/v1/sessions/a/events", .sessionEvents("a")),
             ("/v1/sessions/a/render.svg", .sessionRender("a")),
+            ("/v1/sessions/a/explain", .sessionExplain("a")),
+            ("/v1/sessions/a%2Fb/explain", .sessionExplain("a/b")),
             ("/v1/sessions/a b#c", .session("a b#c")),
             ("/v1/sessions/\r\n", .session("\r\n")),
             ("/v1/sessions/a/frames/", nil),

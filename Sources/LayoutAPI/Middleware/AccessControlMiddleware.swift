@@ -130,7 +130,7 @@ extension Route {
              .openAPIJSON, .openAPIYAML, .layoutDocumentSchema:
             return false
         case .solve, .sessions, .session, .sessionFrames, .sessionEvents, .sessionRender, .sessionTokens,
-             .render, .metrics:
+             .sessionExplain, .render, .metrics:
             return true
         }
     }
@@ -138,7 +138,7 @@ extension Route {
     /// Reads a stream token lets in: its session's events, drawing, frames and document.
     var acceptsStreamToken: Bool {
         switch self {
-        case .session, .sessionFrames, .sessionEvents, .sessionRender: return true
+        case .session, .sessionFrames, .sessionEvents, .sessionRender, .sessionExplain: return true
         default: return false
         }
     }
