@@ -27,8 +27,13 @@ struct Solve: ParsableCommand {
             invalid, when --strict finds a broken required constraint, or when FILE cannot be \
             read; 64 for a usage error.
 
+            With --explain VIEW.ATTRIBUTE it prints instead why that attribute has its value: \
+            the answer of GET /v1/sessions/{id}/explain (docs/http.md, "Explain"); an unknown view \
+            or attribute prints that request's problem (404, 422) and exits 1.
+
             Examples:
               layoutd solve layout.json
+              layoutd solve --explain label.top layout.json
               layoutd solve --coordinates absolute --pretty - < layout.json
             """
     )
@@ -48,6 +53,11 @@ struct Solve: ParsableCommand {
     @Flag(help: "Treat a broken required constraint as an error: print the 409 problem and exit 1.")
     var strict = false
 
+    @Option(help: ArgumentHelp(
+        "Print why VIEW's ATTRIBUTE has its value instead of the frames (the answer of GET /v1/sessions/{id}/explain).",
+        valueName: "view.attribute"))
+    var explain: String?
+
     @Flag(help: "Indent the JSON output for people (two spaces per level).")
     var pretty = false
 
@@ -64,6 +74,9 @@ struct Solve: ParsableCommand {
 
     /// The daemon's ranges for the same settings (DaemonConfiguration+Ranges.swift).
     func validate() throws {
+        if let explain, Self.explainTarget(explain) == nil {
+            throw ValidationError("--explain must be VIEW.ATTRIBUTE (e.g. label.top), not '\(explain)'")
+        }
         for (flag, key, value) in [("--max-body-bytes", "maxBodyBytes", maxBodyBytes), ("--max-views", "maxViews", maxViews),
                                    ("--max-constraints", "maxConstraints", maxConstraints)] {
             if let range = DaemonConfiguration.ranges[key], !range.contains(Double(value)) {
@@ -83,9 +96,9 @@ struct Solve: ParsableCommand {
             throw ExitCode.failure
         }
 
-        let reply = Solve.answer(document: document, coordinates: coordinates, strict: strict,
-                                 configuration: APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews,
-                                                                 maxConstraints: maxConstraints))
+        let configuration = APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints)
+        let reply = explain.map { Solve.explanation(of: $0, document: document, strict: strict, configuration: configuration) }
+            ?? Solve.answer(document: document, coordinates: coordinates, strict: strict, configuration: configuration)
         var output = reply.body
         if pretty, let value = try? JSONParser.parse(reply.body) {
             output = Array(JSONWriter.prettyString(value).utf8)
