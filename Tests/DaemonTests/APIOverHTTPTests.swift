@@ -614,7 +614,7 @@ struct APIOverHTTPTests {
             }
         }
         // Every request is in the daemon's hands (read from its sockets) before the signal.
-        #expect(eventually { LoopbackSockets.allRead(port: daemon.port) })
+        #expect(eventually(timeout: 30) { LoopbackSockets.allRead(port: daemon.port) })
         let signalled = Date()
         daemon.signal(SIGTERM)
 
