@@ -92,12 +92,13 @@ ensure_deps() {
 # nginx, for scripts/cluster (and so scripts/test): Debian's `nginx` (Debian 12's nginx-light is only
 # a transitional package that pulls it in with an extra module). Installing it starts no service the cluster uses: scripts/cluster
 # runs its own nginx in a private directory with its own configuration.
-nginx_present() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
+# With it, openssl and curl: EdgeNginxTests makes a certificate and requests through TLS.
+nginx_present() { { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } && command -v openssl >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; }
 
 ensure_nginx() {
     nginx_present && return 0
-    deps_apt_install "nginx is" nginx || return 1
-    nginx_present || { deps_say "nginx still not found"; return 1; }
+    deps_apt_install "nginx, openssl and curl are" nginx openssl curl || return 1
+    nginx_present || { deps_say "nginx, openssl or curl still not found"; return 1; }
 }
 
 # Python tools of the API contract: jsonschema and PyYAML (DocumentSchemaTests and
