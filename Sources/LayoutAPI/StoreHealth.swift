@@ -15,6 +15,12 @@ public enum StoreEvent: Equatable, Sendable {
     case failed(operation: String, error: String, notReady: Bool, repeats: Int)
     /// A probe write succeeded after writes had failed: `/readyz` answers 200 again.
     case recovered
+    /// A copy in memory held a revision the store no longer has (a PostgreSQL crash with
+    /// `sync: everysec` loses the last acknowledged commits): the copy was replaced by the stored
+    /// session, which the next write builds on (issue 33). `heldRevision` and `storedRevision` are
+    /// the first such session's; `repeats`: sessions caught up so since the last report (at most
+    /// one report per `StoreHealth.reportInterval`).
+    case lostRevisions(heldRevision: Int, storedRevision: Int, repeats: Int)
 }
 
 /// What the API knows of its store's health, for `/readyz` and the log.
@@ -105,6 +111,14 @@ final class StoreHealth: Sendable {
         let now = clock()
         if let repeats = state.withLock({ $0.admit(text, now: now) }) {
             report?(.failed(operation: operation, error: text, notReady: notReady, repeats: repeats))
+        }
+    }
+
+    /// A copy was ahead of the store and was replaced by the stored session (`StoreEvent.lostRevisions`):
+    /// reported once per `reportInterval`, with the count held back.
+    func lostRevisions(held: Int, stored: Int) {
+        if let repeats = state.withLock({ $0.admit("lost revisions", now: clock()) }) {
+            report?(.lostRevisions(heldRevision: held, storedRevision: stored, repeats: repeats))
         }
     }
 

@@ -17,7 +17,11 @@ enum StoreLog {
                 logger.warning("session store \(operation) failed: \(error)\(held)")
             }
         case .recovered:
-            logger.notice("session store takes writes again (a probe write succeeded); ready")
+            // Warning, as the failures are: at `logLevel: warning` an outage has an end in the log.
+            logger.warning("session store takes writes again (a probe write succeeded); ready")
+        case .lostRevisions(let held, let stored, let repeats):
+            let more = repeats > 0 ? " (and \(repeats) more session(s) since this was last logged)" : ""
+            logger.warning("session store lost acknowledged revisions: a session was at revision \(held) here and at \(stored) in the store, which now serves and builds on the store's\(more)")
         }
     }
 }
