@@ -61,7 +61,7 @@ struct OperatorLogTests {
         #expect(storeLines.contains { $0["level"] as? String == "error"
             && ($0["message"] as? String)?.contains("cannot open the session store") == true }, "\(store.stderr)")
 
-        let setting = try LayoutdBinary.run(base + ["--timeout-seconds", "-1"], environment: environment, timeout: 10)
+        let setting = try LayoutdBinary.run(base + ["--timeout-seconds=-1"], environment: environment, timeout: 10)
         #expect(setting.status == 64)
         let settingLines = Self.jsonLines(setting.stderr)
         #expect(settingLines.count == 1 && (settingLines.first?["message"] as? String)?.contains("--timeout-seconds") == true,
@@ -94,8 +94,8 @@ struct OperatorLogTests {
         let daemon = try Daemon(["--log-file", log, "--api-keys", keysFile], port: port, logFile: log)
         let auth = [("Authorization", "Bearer \(key)")]
         let c = try daemon.connect()
-        #expect(try c.get("/v1/sessions/before-rotation", headers: auth).status == 404)
-        #expect(eventually(timeout: 5) { Self.contents(log).contains("/v1/sessions/before-rotation") })
+        #expect(try c.get("/rotation-before", headers: auth).status == 404)
+        #expect(eventually(timeout: 5) { Self.contents(log).contains("/rotation-before") })
         #expect(daemon.stderr.isEmpty, "nothing on stderr with a log file: \(daemon.stderr)")
 
         #expect(rename(log, rotated) == 0)
@@ -104,11 +104,11 @@ struct OperatorLogTests {
         #expect(eventually(timeout: 5) { Self.contents(log).contains("SIGHUP: API keys file \(keysFile) read again") },
                 "SIGHUP reloads the keys as well: \(Self.contents(log))")
         let rotatedSize = Self.contents(rotated).utf8.count
-        for i in 0..<20 { #expect(try c.get("/v1/sessions/after-rotation-\(i)", headers: auth).status == 404) }
-        #expect(eventually(timeout: 5) { Self.contents(log).contains("/v1/sessions/after-rotation-19") }, "\(Self.contents(log))")
+        for i in 0..<20 { #expect(try c.get("/rotation-after-\(i)", headers: auth).status == 404) }
+        #expect(eventually(timeout: 5) { Self.contents(log).contains("/rotation-after-19") }, "\(Self.contents(log))")
         #expect(Self.contents(rotated).utf8.count == rotatedSize, "the renamed file got lines after the reopen")
-        #expect(!Self.contents(rotated).contains("after-rotation"))
-        #expect(Self.contents(rotated).contains("before-rotation"))
+        #expect(!Self.contents(rotated).contains("rotation-after"))
+        #expect(Self.contents(rotated).contains("rotation-before"))
         #expect(daemon.isRunning)
         // A second rotation works the same way.
         #expect(rename(log, rotated) == 0)
