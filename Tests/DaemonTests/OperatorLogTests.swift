@@ -116,6 +116,42 @@ struct OperatorLogTests {
         #expect(eventually(timeout: 5) { Self.contents(log).contains("opened again") })
     }
 
+    @Test("a log nobody drains (a full pipe) stalls no answer: requests, and a store failure logged at error on the request's way, answer at once")
+    func blockedLogStallsNoAnswer() throws {
+        let dir = try TemporaryDirectory()
+        let fifo = dir.url.path + "/log.fifo", file = dir.url.path + "/s.db"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Opened for reading (so the daemon's open for writing succeeds) and never read.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let port = try freeLoopbackPort()
+        let daemon = try Daemon(["--log-file", fifo, "--store", "sqlite:\(file)"], port: port, logUnread: true)
+        let c = try daemon.connect(timeoutSeconds: 5)
+        #expect(try c.put("/v1/sessions/s", Documents.card).status == 201)
+        /// Bytes waiting in the pipe.
+        func queued() -> Int32 {
+            var n: Int32 = 0
+            _ = ioctl(reader, UInt(FIONREAD), &n)
+            return n
+        }
+        // Access lines until the pipe (64 KiB; a write that does not fit waits) is full and the log thread is stuck in write(2).
+        #expect(try eventually(timeout: 30, pollEvery: 0) {
+            for _ in 0..<50 { _ = try c.get("/healthz") }
+            return queued() >= 60_000
+        }, "the pipe holds \(queued()) bytes")
+        for _ in 0..<200 { #expect(try c.get("/healthz").status == 200) }
+        // A store failure: logged at error (a line that wakes the log thread at once) on the
+        // request's own way; its answer must not wait for the log.
+        for suffix in ["", "-wal", "-shm"] { _ = unlink(file + suffix) }
+        let started = Date()
+        let patch = try c.patch("/v1/sessions/s", #"{"constraints":{"card-height":{"constant":230}}}"#)
+        #expect(patch.status == 503)
+        #expect(try c.get("/readyz").status == 503)
+        #expect(Date().timeIntervalSince(started) < 2.5, "\(Date().timeIntervalSince(started)) s")
+        #expect(daemon.isRunning)
+    }
+
     @Test("the access log names the client: the peer, or X-Forwarded-For's rightmost untrusted address when the peer is a trusted proxy")
     func clientAddressAndForwardedFor() throws {
         let forwarded = [("X-Forwarded-For", "198.51.100.1, 203.0.113.7")]

@@ -176,8 +176,10 @@ final class Daemon {
 
     /// Starts `layoutd serve --port 0 --threads 2 <extra>` and waits for its "listening" line.
     /// `shell`: shell commands run first, in a `/bin/sh` that then execs layoutd (`ulimit -n 64`).
-    /// `logFile`: the daemon logs there (`--log-file`, given in `extra`): the line is looked for in it.
-    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil, logFile: String? = nil) throws {
+    /// `logFile`: the daemon logs there (`--log-file`, given in `extra`): the line is looked for in it;
+    /// `logUnread`: the log is not to be read (a pipe nobody reads): `port` (not 0) is polled instead.
+    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil, logFile: String? = nil,
+         logUnread: Bool = false) throws {
         let binary = try LayoutdBinary.locate()
         let arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
         if let shell {
@@ -199,7 +201,8 @@ final class Daemon {
 
         let errors = self.errors, exit = self.exit
         let announced = eventually(timeout: timeout, pollEvery: 0.01, {
-            Daemon.announcedPort(in: logFile.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" } ?? errors.text)
+            if logUnread { return (try? RawHTTPConnection(port: port, timeoutSeconds: 1)).map { _ in port } }
+            return Daemon.announcedPort(in: logFile.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" } ?? errors.text)
         },
                                    satisfies: { $0 != nil || exit.hasExited })
         if let announced {
