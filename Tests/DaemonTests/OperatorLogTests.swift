@@ -67,6 +67,11 @@ struct OperatorLogTests {
         #expect(settingLines.count == 1 && (settingLines.first?["message"] as? String)?.contains("--timeout-seconds") == true,
                 "\(setting.stderr)")
 
+        // A keys file that cannot be read, found after the log is set up.
+        let keys = try LayoutdBinary.run(base + ["--api-keys", "\(dir.url.path)/no-such-keys"], environment: environment, timeout: 10)
+        #expect(keys.status == 64)
+        #expect((Self.jsonLines(keys.stderr).last?["message"] as? String)?.contains("--api-keys") == true, "\(keys.stderr)")
+
         // The format from the environment when the flags do not say.
         environment["LAYOUTD_LOG_FORMAT"] = "json"
         let proxies = try LayoutdBinary.run(["serve", "--port", "0", "--trusted-proxy", "10.0.0.0/33"], environment: environment,
