@@ -55,7 +55,8 @@ final class Worker: @unchecked Sendable {
     private static let drainSettleSeconds = 0.2
 
     init(index: Int, configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler,
-         offload: OffloadPool? = nil, onExit: @escaping @Sendable () -> Void) throws {
+         offload: OffloadPool? = nil, statistics: HTTPServerStatistics = HTTPServerStatistics(),
+         onExit: @escaping @Sendable () -> Void) throws {
         self.index = index
         self.configuration = configuration
         self.handler = handler
@@ -84,7 +85,7 @@ final class Worker: @unchecked Sendable {
         evhttp_set_gencb(http, workerRequestCallback, me)
         do {
             doorbell = try Doorbell(base: base) { [unowned self] in runMailbox() }
-            connectionGuard = try ConnectionGuard(base: base, configuration: configuration,
+            connectionGuard = try ConnectionGuard(base: base, configuration: configuration, statistics: statistics,
                                                   closeCallback: workerConnectionClosedCallback, closeArgument: me)
             evhttp_set_bevcb(http, workerBuffereventCallback, me)
         } catch {

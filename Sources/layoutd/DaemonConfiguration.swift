@@ -72,12 +72,20 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Serve a non-loopback `host` without keys, deliberately (Redis's protected mode, turned off).
     var allowAnonymous = false
 
+    // Logs an operator can use (issue 33, docs/operations.md "Logs").
+    /// The file log lines go to, opened again on SIGHUP; empty: standard error.
+    var logFile = ""
+    /// Addresses and CIDR blocks of proxies whose `X-Forwarded-For` names the client in the access
+    /// log (`TrustedProxies`); empty: the peer's address is the client's.
+    var trustedProxies: [String] = []
+
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "maxResidentBytes", "sessionIdleTimeoutSeconds",
         "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync", "apiKeysFile", "allowAnonymous",
+        "logFile", "trustedProxies",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -132,6 +140,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "sync": sync = try value.string()
         case "apiKeysFile": apiKeysFile = try value.string()
         case "allowAnonymous": allowAnonymous = try value.boolean()
+        case "logFile": logFile = try value.string()
+        case "trustedProxies": trustedProxies = try value.strings()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -191,6 +201,10 @@ struct DaemonConfiguration: Equatable, Sendable {
             for origin in corsOrigins where !Self.isValidOrigin(origin) {
                 return "corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
                     + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin"
+            }
+        case "trustedProxies":
+            for entry in trustedProxies where AddressBlock(entry) == nil {
+                return "trustedProxies: '\(entry)' is not an IP address or CIDR block (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)"
             }
         default: break
         }
@@ -284,6 +298,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "sync": jsonString(sync),
             "apiKeysFile": jsonString(apiKeysFile),
             "allowAnonymous": allowAnonymous ? "true" : "false",
+            "logFile": jsonString(logFile),
+            "trustedProxies": "[" + trustedProxies.map(jsonString).joined(separator: ", ") + "]",
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}"

@@ -22,13 +22,14 @@ struct Serve: ParsableCommand {
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, maxResidentBytes, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
-            maxSubscribers, corsOrigins, store, sync); any other key \
+            maxSubscribers, corsOrigins, store, sync, apiKeysFile, allowAnonymous, logFile, trustedProxies); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
             shows the settings in effect.
 
             LISTENING: once bound, layoutd writes `layoutd listening on http://HOST:PORT` to \
-            stderr (with --port 0 the port is the one the system picked). Each worker thread \
+            its log (stderr unless --log-file; the message of a JSON line with --log-format json; \
+            with --port 0 the port is the one the system picked). Each worker thread \
             runs its own event loop with its own listener on the same port (SO_REUSEPORT). A \
             lock file, LOCKDIR/layoutd-PORT.lock, keeps a second layoutd off a port that is in \
             use: it exits with status 1 and says which process holds the port.
@@ -92,8 +93,10 @@ struct Serve: ParsableCommand {
             does not stop the start: requests that need it answer 503 until it is back. --sync \
             always sets synchronous_commit on, everysec and never set it off.
 
-            LOGS go to stderr: one line per request (method, path, status, duration, request id) \
-            at level info, plus start-up and shutdown messages. Every answer carries X-Request-Id \
+            LOGS go to stderr, or to --log-file PATH (opened again on SIGHUP, for logrotate): one \
+            line per request (method, path, status, duration, request id, client address; the \
+            client from X-Forwarded-For only when the peer is a --trusted-proxy) at level info, \
+            plus start-up and shutdown messages; with --log-format json every line is a JSON object. Every answer carries X-Request-Id \
             (the client's when it is 1-200 visible ASCII characters, else a new one), and every \
             problem body names it as requestId.
 
@@ -216,6 +219,16 @@ struct Serve: ParsableCommand {
         valueName: "file"))
     var apiKeys: String?
 
+    @Option(help: ArgumentHelp(
+        "Write log lines to this file (appended to, made if missing) instead of stderr; opened again on SIGHUP (logrotate). Default: none (stderr).",
+        valueName: "path"))
+    var logFile: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "An address or CIDR block (10.0.0.0/8, fd00::/8) of a proxy whose X-Forwarded-For names the client in the access log; repeat for several. Default: none.",
+        valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Flag(help: "Serve a non-loopback --host without --api-keys: anyone who can connect may read, replace and delete any session.")
     var allowAnonymous = false
 
@@ -227,6 +240,12 @@ struct Serve: ParsableCommand {
         do {
             settings = try resolvedSettings()
         } catch let error as ConfigurationError {
+            if earlyLogFormat() == .json {
+                let sink = try! LogSink(format: .json)
+                sink.startup(level: .error, text: "", message: error.message)
+                sink.close()
+                throw ExitCode.validationFailure
+            }
             throw ValidationError(error.message)
         }
         if printConfig {
@@ -235,10 +254,36 @@ struct Serve: ParsableCommand {
         }
 
         let level = settings.swiftLogLevel
-        let sink = LogSink(format: settings.logFormatValue)
+        let sink: LogSink
+        do throws(LogFileError) {
+            sink = try LogSink(format: settings.logFormatValue, path: settings.logFile.isEmpty ? nil : settings.logFile)
+        } catch {
+            // The log file is what failed: said on stderr, in the log's format.
+            let stderrSink = try! LogSink(format: settings.logFormatValue)
+            stderrSink.startup(level: .error, text: "layoutd: error: \(error)", message: error.description)
+            stderrSink.close()
+            throw ExitCode.failure
+        }
         defer { sink.close() }
         LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
+        do {
+            try serve(settings, sink: sink, logger: logger)
+        } catch let error as ValidationError where sink.format == .json {
+            // ArgumentParser would print it as text; the log is JSON from here on.
+            sink.startup(level: .error, text: "", message: error.message)
+            throw ExitCode.validationFailure
+        }
+    }
+
+    /// The daemon, once its log is set up: every line from here goes through `sink`.
+    private func serve(_ settings: DaemonConfiguration, sink: LogSink, logger: Logger) throws {
+        let level = settings.swiftLogLevel
+        /// A start-up failure: `layoutd: error: …` (text) or a JSON line, then exit status 1.
+        func fail(_ message: String) -> ExitCode {
+            sink.startup(level: .error, text: "layoutd: error: \(message)", message: message)
+            return ExitCode.failure
+        }
 
         // What EventHTTP takes from libevent beyond its API (struct fields, evhttp's callbacks, our
         // `evhttp_send_error` in CProblemReplies) holds only for the libevent it was written for:
@@ -247,39 +292,57 @@ struct Serve: ParsableCommand {
         let libevent = LibeventInternals.startupCheck(requireErrorReplyOverride: true,
                                                       environment: ProcessInfo.processInfo.environment)
         guard libevent.holds else {
-            writeToStandardError("layoutd: error: \(libevent.message)\n")
-            throw ExitCode.failure
+            throw fail(libevent.message)
         }
         let transportErrors = libevent.errorReplyContentType ?? "no reply"
 
         let keys = try Self.openKeys(settings, logger: logger)
         defer { keys?.stop() }
-        let reloadSignal = keys.map { KeysReloadSignal(keys: $0) }
-        defer { reloadSignal?.stop() }
+        // SIGHUP: the log file opened again (logrotate), the keys file read again; both, each time.
+        var hangupActions: [@Sendable () -> Void] = []
+        if sink.path != nil {
+            hangupActions.append { [sink, logger] in
+                if let error = sink.reopen() {
+                    logger.error("SIGHUP: \(error); still writing to the file opened before")
+                } else {
+                    logger.notice("SIGHUP: log file \(sink.path ?? "") opened again")
+                }
+            }
+        }
+        if let keys {
+            // Said whether or not the file changed (KeyRing logs only a change): the operator sees the signal arrived.
+            hangupActions.append { [logger, path = settings.apiKeysFile] in
+                _ = keys.reload()
+                logger.notice("SIGHUP: API keys file \(path) read again; \(keys.count) key(s) in effect")
+            }
+        }
+        let hangup = HangupSignal(hangupActions)
+        defer { hangup.stop() }
 
         // Held until the process ends (the kernel drops it then, however it ends).
         let storeLock: LockFile?
         do throws(StoreLockError) {
             storeLock = try Self.lockStore(settings)
         } catch {
-            writeToStandardError("layoutd: error: \(error.message)\n")
-            throw ExitCode.failure
+            throw fail(error.message)
         }
         defer { storeLock?.release() }
         let storage: (any SessionStorage)?
         do {
             storage = try Self.openStorage(settings, logger: logger)
         } catch {
-            writeToStandardError("layoutd: error: cannot open the session store: \(redactedStoreURL(String(describing: error)))\n")
-            throw ExitCode.failure
+            throw fail("cannot open the session store: \(redactedStoreURL(String(describing: error)))")
         }
         defer { storage?.close() }
         let router = Router(configuration: settings, storage: storage, access: keys.map { AccessPolicy(keys: $0) },
                             onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) })
+        let daemonMetrics = DaemonMetrics(settings: settings, storage: storage)
+        defer { daemonMetrics.stop() }
         router.api.addMetricsSource { [metrics = router.metrics, tenants = router.tenantMetrics] out in
             metrics.write(to: &out)
             tenants.write(to: &out)
             ProcessMetrics.write(to: &out)
+            daemonMetrics.write(to: &out)
         }
         let sweeper = settings.sweepIntervalSeconds.map { interval in
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
@@ -287,17 +350,19 @@ struct Serve: ParsableCommand {
         defer { sweeper?.stop() }
         let server = HTTPServer(
             configuration: serverConfiguration(settings, logger: logger),
-            handler: AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level))
+            handler: daemonMetrics.counting(AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level,
+                                                           proxies: TrustedProxies(settings.trustedProxies))))
+        daemonMetrics.attach(server.statistics)
 
         let port: Int
         do {
             port = try server.start()
         } catch {
-            writeToStandardError("layoutd: error: \(error)\n")
-            throw ExitCode.failure
+            throw fail("\(error)")
         }
         let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-        writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
+        let listening = "layoutd listening on http://\(shownHost):\(port)"
+        sink.startup(level: .notice, text: listening, message: listening)
         logger.info("""
             serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
             offload thread(s) for requests of \(settings.apiConfiguration.expensiveBytes) bytes or more (body or dormant document); max body \(settings.maxBodyBytes) bytes, \
@@ -312,8 +377,7 @@ struct Serve: ParsableCommand {
         do {
             try server.run()
         } catch {
-            writeToStandardError("layoutd: error: \(error)\n")
-            throw ExitCode.failure
+            throw fail("\(error)")
         }
         logger.info("stopped")
     }
@@ -355,6 +419,8 @@ struct Serve: ParsableCommand {
         if let sync { settings.sync = sync }
         if let apiKeys { settings.apiKeysFile = apiKeys }
         if allowAnonymous { settings.allowAnonymous = true }
+        if let logFile { settings.logFile = logFile }
+        if !trustedProxies.isEmpty { settings.trustedProxies = trustedProxies }
         try checkFlags(settings)
         try settings.validate()
         return settings

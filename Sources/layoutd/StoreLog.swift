@@ -2,7 +2,8 @@ import LayoutAPI
 import Logging
 
 /// The daemon's log lines about its session store (issue 27, item 7): the API reports failures
-/// (`APIConfiguration.onStoreEvent`, already one per distinct error per 10 s) and the store taking
+/// (`APIConfiguration.onStoreEvent`, already at most one per distinct error per 10 s, backing off
+/// to one per 10 minutes while it goes on: `StoreHealth`) and the store taking
 /// writes again; this words them. The error text is the store's own: it names the file (SQLite)
 /// or table (PostgreSQL) and what happened, which belongs in the operator's log and never in a
 /// client's answer. No store URL is printed here.
