@@ -3627,7 +3627,7 @@ enum APIDescription {
          "maxLines": {
           "type": "integer",
           "minimum": 0,
-          "maximum": 2147483647,
+          "maximum": 10000000.0,
           "default": 0,
           "description": "At most this many lines; 0 = no limit."
          }
@@ -7255,7 +7255,7 @@ components:
                 maxLines:
                   type: integer
                   minimum: 0
-                  maximum: 2147483647
+                  maximum: 10000000.0
                   default: 0
                   description: At most this many lines; 0 = no limit.
               required:
@@ -8416,7 +8416,7 @@ components:
             "maxLines": {
               "type": "integer",
               "minimum": 0,
-              "maximum": 2147483647,
+              "maximum": 10000000.0,
               "default": 0,
               "description": "At most this many lines; 0 = no limit."
             }
