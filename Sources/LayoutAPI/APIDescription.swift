@@ -3602,6 +3602,70 @@ enum APIDescription {
          }
         },
         "additionalProperties": false
+       },
+       "text": {
+        "type": "object",
+        "description": "Text that wraps (document.md 2.7): the widths a client measured (canvas `measureText`, a native text system). Its intrinsic width is the whole text on one line; its intrinsic height the number of lines greedy breaking gives at the solved width, times `lineHeight` (at most `maxLines`). Replaces `intrinsicSize.height` (both: `conflicting_fields`); its constraints are `<view>/text-height-hugging`, `<view>/text-height-compression`, `<view>/text-width-hugging`, `<view>/text-width-compression`.",
+        "properties": {
+         "wordWidths": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          },
+          "description": "Each word's width, in reading order; at least one (`empty_list`)."
+         },
+         "spaceWidth": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "description": "The width of the space between two words on a line."
+         },
+         "lineHeight": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "description": "The height of one line."
+         },
+         "maxLines": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "default": 0,
+          "description": "At most this many lines; 0 = no limit."
+         }
+        },
+        "required": [
+         "wordWidths",
+         "spaceWidth",
+         "lineHeight"
+        ],
+        "additionalProperties": false
+       },
+       "heightForWidth": {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+         "type": "array",
+         "prefixItems": [
+          {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          },
+          {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          }
+         ],
+         "minItems": 2,
+         "maxItems": 2,
+         "items": false
+        },
+        "description": "`[[width, height], …]` measured by the client, widths ascending strictly (`not_ascending`; document.md 2.7): the height is the one at the largest listed width not above the solved width (the first entry's below them all), the intrinsic width the last listed width. Replaces `intrinsicSize.height`; not with `text` (`conflicting_fields`)."
        }
       },
       "additionalProperties": false,
@@ -3647,10 +3711,20 @@ enum APIDescription {
           "required": [
            "stack"
           ]
+         },
+         {
+          "required": [
+           "text"
+          ]
+         },
+         {
+          "required": [
+           "heightForWidth"
+          ]
          }
         ]
        },
-       "description": "A layout guide has no intrinsic size, margins, baselines or visibility, and is no stack (`not_for_guide`)."
+       "description": "A layout guide has no intrinsic size, margins, baselines, visibility or text, and is no stack (`not_for_guide`)."
       }
      },
      "arrayView": {
@@ -4279,6 +4353,13 @@ enum APIDescription {
      "inactive": {
       "type": "array",
       "description": "Constraint ids that are switched off.",
+      "items": {
+       "type": "string"
+      }
+     },
+     "unsettled": {
+      "type": "array",
+      "description": "Text views (`text`, `heightForWidth`) whose height still changed after 8 re-solves (document.md 2.7); present only when not empty.",
       "items": {
        "type": "string"
       }

@@ -72,6 +72,11 @@ public struct LayoutSystem: Sendable {
     /// tolerance), whatever the edits were. A 50-view form builds in 0.34 ms (`layout-bench`,
     /// case `build`): 0.08 µs an edit.
     public static let defaultRebuildInterval = 4096
+    /// Text views (positions in `document.views`), what each was last measured at, and those
+    /// that did not settle (see LayoutSystem+Text).
+    var textViews: [Int] = []
+    var textMeasures: [String: TextMeasure] = [:]
+    var unsettled: [String] = []
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
@@ -85,6 +90,7 @@ public struct LayoutSystem: Sendable {
         self.document = document
         self.activation = ActivationContext(document: document, delegateMemory: delegateMemory)
         build(rememberingDelegates: delegateMemory)
+        settleText()
     }
 
     /// The last state of each `delegate` constraint: what it keeps when the document's `delegate`
@@ -105,6 +111,7 @@ public struct LayoutSystem: Sendable {
         hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         entryIndex = Dictionary(minimumCapacity: document.constraints.count)
         for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
+        textViews = document.views.indices.filter { document.views[$0].text != nil }
     }
 
     mutating func build(rememberingDelegates memory: [String: Bool]) {

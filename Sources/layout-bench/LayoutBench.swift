@@ -27,6 +27,8 @@ struct LayoutBench: ParsableCommand {
                            Foundation's JSONSerialization, Foundation's JSONDecoder
           stack-hide       hide and show arranged views of a vertical stack as long as the
                            document (at most 2,000), against a fresh solve (StackBench.swift)
+          text-resize      resize the root of a page of wrapped labels (at most 1,000), against
+                           a fresh solve (TextBench.swift)
         checksum = Σ over views of x + y (relative to the parent) + width + height.
         `layout-bench store` times the SQLite session store instead (see its --help).
         """,
@@ -141,6 +143,7 @@ struct LayoutBench: ParsableCommand {
         let patch = Array(#"{"constraints":{"c1":{"constant":12}}}"#.utf8)
         try jsonParsers(document: text, patch: patch, workload: workload, views: views)
         try stackHide(workload: workload, views: views)
+        try textResize(workload: workload, views: views)
     }
 
     func checksum(_ s: LayoutSystem) -> Double {
