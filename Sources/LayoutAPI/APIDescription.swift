@@ -1060,7 +1060,7 @@ enum APIDescription {
      {}
     ],
     "summary": "Server-Sent Events of the session's revisions",
-    "description": "A stream that stays open. The first event is the current revision with every frame\n(`\"all\": true`); each later revision sends the frames that changed and the views that went\naway (`event: revision`, `id: <revision>`, data `{revision, all, frames, removed,\ndiagnostics}`); deleting or expiring the session sends `event: deleted` (data `{id, reason}`)\nand ends the stream. A `Last-Event-ID` on reconnect is accepted and not needed: every new\nstream starts with a full snapshot. Comment lines keep an idle stream alive.\n",
+    "description": "A stream that stays open. The first event is the current revision with every frame\n(`\"all\": true`); each later revision sends the frames that changed and the views that went\naway (`event: revision`, `id: <revision>`, data `{revision, all, frames, removed,\ndiagnostics}`); deleting the session sends `event: deleted` (data `{id, reason}`), its idle\nexpiry `event: expired` (data `{id}`), and either ends the stream; when the daemon shuts\ndown (SIGTERM) the stream's last event is `event: shutdown` (data `{id, retry}`, and a\n`retry:` line with the same milliseconds: when to reconnect). A `Last-Event-ID` on reconnect is accepted and not needed: every new\nstream starts with a full snapshot. Comment lines keep an idle stream alive.\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/coordinates"
@@ -1096,8 +1096,14 @@ enum APIDescription {
           "event": {
            "enum": [
             "revision",
-            "deleted"
+            "deleted",
+            "expired",
+            "shutdown"
            ]
+          },
+          "retry": {
+           "type": "integer",
+           "description": "Milliseconds before reconnecting (on `shutdown` events)."
           },
           "id": {
            "type": "string",
@@ -1114,6 +1120,12 @@ enum APIDescription {
              },
              {
               "$ref": "#/components/schemas/DeletedEvent"
+             },
+             {
+              "$ref": "#/components/schemas/ExpiredEvent"
+             },
+             {
+              "$ref": "#/components/schemas/ShutdownEvent"
              }
             ]
            }
@@ -4569,9 +4581,39 @@ enum APIDescription {
      },
      "reason": {
       "enum": [
-       "deleted",
-       "expired"
+       "deleted"
       ]
+     }
+    }
+   },
+   "ExpiredEvent": {
+    "type": "object",
+    "description": "The data of `event: expired`, the stream's last event: the idle time-out removed the session.",
+    "required": [
+     "id"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     }
+    }
+   },
+   "ShutdownEvent": {
+    "type": "object",
+    "description": "The data of `event: shutdown`, the stream's last event when the daemon stops: reconnect after `retry` milliseconds.",
+    "required": [
+     "id",
+     "retry"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "retry": {
+      "type": "integer",
+      "minimum": 0
      }
     }
    },

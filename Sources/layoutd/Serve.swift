@@ -69,10 +69,12 @@ struct Serve: ParsableCommand {
             has not arrived --request-deadline-seconds after its first byte. Beyond --max-connections \
             open connections, new ones wait in the backlog until one closes.
 
-            CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], or \
-            * for any origin) may call the API from a browser: its requests get \
-            Access-Control-Allow-Origin and its OPTIONS preflights are answered. With none, no \
-            CORS headers are sent. Flags replace the origins of the configuration file.
+            CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], \
+            scheme://host:* for any port, e.g. http://localhost:*, or * for any origin) may call \
+            the API from a browser: its requests get Access-Control-Allow-Origin and its OPTIONS \
+            preflights are answered. With none, no CORS headers are sent. A refused origin is \
+            logged once, at warning. Flags replace the origins of the configuration file; \
+            scripts/run allows http://localhost:* and http://127.0.0.1:* by default.
 
             SESSION STORE (docs/operations.md): --store memory (the built-in default: nothing \
             survives a restart) or sqlite:PATH (config/layoutd.json, and so scripts/run, use \
@@ -164,7 +166,7 @@ struct Serve: ParsableCommand {
     var maxSubscribers: Int?
 
     @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
-        "An origin (scheme://host[:port], or *) allowed to call the API from a browser; repeat for several. Default: none.",
+        "An origin (scheme://host[:port], scheme://host:* for any port, or *) allowed to call the API from a browser; repeat for several. Default: none.",
         valueName: "origin"))
     var corsOrigins: [String] = []
 
@@ -335,7 +337,8 @@ struct Serve: ParsableCommand {
         }
         defer { storage?.close() }
         let router = Router(configuration: settings, storage: storage, access: keys.map { AccessPolicy(keys: $0) },
-                            onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) })
+                            onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) },
+                            onRefusedOrigin: { [logger] origin in logger.warning("\(Self.refusedOriginMessage(origin))") })
         let daemonMetrics = DaemonMetrics(settings: settings, storage: storage)
         defer { daemonMetrics.stop() }
         router.api.addMetricsSource { [metrics = router.metrics, tenants = router.tenantMetrics] out in
@@ -348,8 +351,12 @@ struct Serve: ParsableCommand {
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
         }
         defer { sweeper?.stop() }
+        // CORS on the answers made without the API too (CProblemReplies' and EventHTTP's own).
+        TransportErrorHeaders.install(router.api.cors)
+        var httpConfiguration = serverConfiguration(settings, logger: logger)
+        httpConfiguration.transportErrorHeaders = { [cors = router.api.cors] origin in cors.transportHeaders(origin: origin) }
         let server = HTTPServer(
-            configuration: serverConfiguration(settings, logger: logger),
+            configuration: httpConfiguration,
             handler: daemonMetrics.counting(AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level,
                                                            proxies: TrustedProxies(settings.trustedProxies))))
         daemonMetrics.attach(server.statistics)
@@ -380,6 +387,17 @@ struct Serve: ParsableCommand {
             throw fail("\(error)")
         }
         logger.info("stopped")
+    }
+
+    /// The warning for a cross-origin request the CORS settings refused (once per origin): the
+    /// browser tells the page only `Failed to fetch`, so the operator's log must say what to change.
+    /// The origin is a client's header (control characters were refused at the edge): cut short.
+    static func refusedOriginMessage(_ origin: String) -> String {
+        let shown = origin.count > 200 ? String(origin.prefix(200)) + "…" : origin
+        return "refused a cross-origin request from Origin '\(shown)' (answered without Access-Control-Allow-Origin, "
+            + "so the browser hides the answer from the page): it is not in the corsOrigins setting; allow it with "
+            + "--cors-origin \(shown) (or LAYOUTD_CORS_ORIGINS, or corsOrigins in the configuration file; "
+            + "http://localhost:* allows any port). Each refused origin is logged once"
     }
 
     /// Defaults, then the configuration file, then the flags; validated.

@@ -36,7 +36,9 @@ struct WebAssetsTests {
     func selfContained() throws {
         let html = try Self.file("playground.html")
         let script = try Self.file("playground.js")
-        #expect(!html.contains("<link"))
+        // One <link>: the favicon, an inline SVG data URL (nothing fetched from anywhere).
+        #expect(html.components(separatedBy: "<link").count == 2)
+        #expect(html.contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"data:image/svg+xml,"))
         #expect(!html.contains("src=\"http") && !html.contains("src='http"))
         #expect(!html.contains("@import"))
         #expect(html.contains("<script type=\"module\" src=\"./playground.js\"></script>"))
