@@ -39,7 +39,7 @@ extension Solver {
 
     mutating func insertOptional(_ record: inout ConstraintRecord, id: ConstraintID) {
         var row = createRow(&record, id: id)
-        if installWithFreshSubject(&row) || installReduced(&row, record) { return }
+        if installWithFreshSubject(&row) || installWithReferences(&row) || installReduced(&row, record) { return }
         do {
             // An optional row always has an error symbol to take as subject; this is defensive.
             _ = addWithArtificialVariable(row)
@@ -54,7 +54,7 @@ extension Solver {
                                  policy: ConflictPolicy) -> Result<Void, ConflictList> {
         let mark = tableau.slots.count
         var row = createRow(&record, id: id)
-        if installWithFreshSubject(&row) || installReduced(&row, record) { return .success(()) }
+        if installWithFreshSubject(&row) || installWithReferences(&row) || installReduced(&row, record) { return .success(()) }
         if row.symbols.allSatisfy({ tableau.slots[Int($0)].kind == .dummy }) {
             if abs(row.constant) < Tolerance.zero {
                 // Redundant with required equalities already in place: keep the marker basic so
