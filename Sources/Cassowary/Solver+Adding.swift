@@ -17,9 +17,18 @@ extension Solver {
     /// subject with a negative coefficient enters feasibly) and installs it under a chosen subject.
     /// Returns false when no subject exists.
     mutating func installReduced(_ row: inout Row, _ record: ConstraintRecord) -> Bool {
+        let original = row
         expand(&row)
         if row.constant < 0 { row.negate() }
         guard let subject = chooseSubject(row, record) else { return false }
+        // A long expansion under an external subject that rows reference: installed with its
+        // references instead (the same subject, so the same basis and values), see
+        // Solver+References.swift. A short one costs less installed as it is.
+        if tableau.slots[Int(subject)].kind == .external && row.count > Self.referenceThreshold
+            && installWithReferences(original, subject: subject) {
+            row = Row()
+            return true
+        }
         row.solve(for: subject)
         // A restricted subject is a marker created with this row: no row holds it, but its
         // objective level does.
@@ -39,7 +48,7 @@ extension Solver {
 
     mutating func insertOptional(_ record: inout ConstraintRecord, id: ConstraintID) {
         var row = createRow(&record, id: id)
-        if installWithFreshSubject(&row) || installWithReferences(&row) || installReduced(&row, record) { return }
+        if installWithFreshSubject(&row) || installReduced(&row, record) { return }
         do {
             // An optional row always has an error symbol to take as subject; this is defensive.
             _ = addWithArtificialVariable(row)
@@ -54,7 +63,7 @@ extension Solver {
                                  policy: ConflictPolicy) -> Result<Void, ConflictList> {
         let mark = tableau.slots.count
         var row = createRow(&record, id: id)
-        if installWithFreshSubject(&row) || installWithReferences(&row) || installReduced(&row, record) { return .success(()) }
+        if installWithFreshSubject(&row) || installReduced(&row, record) { return .success(()) }
         if row.symbols.allSatisfy({ tableau.slots[Int($0)].kind == .dummy }) {
             if abs(row.constant) < Tolerance.zero {
                 // Redundant with required equalities already in place: keep the marker basic so
