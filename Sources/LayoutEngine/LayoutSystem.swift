@@ -114,7 +114,16 @@ public struct LayoutSystem: Sendable {
         textViews = document.views.indices.filter { document.views[$0].text != nil }
     }
 
-    mutating func build(rememberingDelegates memory: [String: Bool]) {
+    @discardableResult
+    mutating func build(rememberingDelegates memory: [String: Bool], clock: (() -> UInt64)? = nil) -> BuildPhases {
+        var phases = BuildPhases()
+        var last = clock?() ?? 0
+        func lap(_ field: WritableKeyPath<BuildPhases, UInt64>) {
+            guard let clock else { return }
+            let now = clock()
+            phases[keyPath: field] = now - last
+            last = now
+        }
         editsSinceBuild = 0
         solver = Solver()
         variables = [:]
@@ -123,20 +132,25 @@ public struct LayoutSystem: Sendable {
         indexDocument(context, index: Self.viewIndex(document))
         (compiled, viewStart, entryStart) = compile(document, index: viewIndex, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
+        lap(\.compileNanoseconds)
         // Required constraints first, in processing order (which decides what breaks), then the
         // optional ones: they cannot break, a unique optimum does not depend on their order, and
         // adding preferences before the structure that pins them costs degenerate pivots.
         for (i, c) in compiled.enumerated() where c.active && c.priority >= Priority.required {
             solverIDs[i] = install(c, at: i)
         }
+        lap(\.requiredNanoseconds)
         for (i, c) in compiled.enumerated() where c.active && c.priority < Priority.required {
             solverIDs[i] = install(c, at: i)
         }
+        lap(\.optionalNanoseconds)
         delegateMemory = nextDelegateMemory(context)
         indexFrames()
         inactive = inactiveEntries
         ambiguityStale = true
         solver.updateValues()
+        lap(\.finishNanoseconds)
+        return phases
     }
 
     /// Adds a compiled constraint to the solver (broken when it conflicts).

@@ -51,6 +51,8 @@ struct LayoutBench: ParsableCommand {
     var warmOther = false
     @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
     var parseOnly: Int?
+    @Option(help: "Only run the profile case (ProfileBench.swift: the cold pipeline's phases and the tableau's rows by kind) this many times.")
+    var profileOnly: Int?
 
     func run() throws {
         guard let bundle else { throw ValidationError("Missing expected argument '--bundle <bundle>'") }
@@ -65,6 +67,7 @@ struct LayoutBench: ParsableCommand {
         }
         let views = document.views.count
         if let parseOnly { return try parseCase(documentJSON, workload: workload, views: views, reps: parseOnly) }
+        if let profileOnly { return try profileCase(documentJSON, workload: workload, views: views, reps: profileOnly) }
         let reps = buildReps ?? (views <= 200 ? 20 : views <= 2000 ? 5 : 3)
 
         var builds: [Double] = []
