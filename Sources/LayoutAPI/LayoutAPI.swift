@@ -170,7 +170,7 @@ public final class LayoutAPI: Sendable {
             page.addHeader("Content-Security-Policy", Self.playgroundPolicy)
             return page
         case .clientScript:
-            return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
+            return Self.clientScript(request)
         case .playgroundScript:
             return Self.asset(Self.playgroundScriptBytes, contentType: "text/javascript; charset=utf-8")
         case .metrics:

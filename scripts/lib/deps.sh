@@ -120,6 +120,15 @@ ensure_schema_tools() {
     schema_tools_present || { deps_say "python3 still cannot import jsonschema and yaml"; return 1; }
 }
 
+# TypeScript's compiler (Debian's node-typescript: `tsc`) for ClientPackageTests, which compiles
+# clients/js/layoutd.d.ts with a typed example and a misspelt one (skipped locally without tsc;
+# .ci/run installs it and sets LAYOUTD_REQUIRE_TSC=1 so that CI cannot skip them).
+ensure_typescript() {
+    command -v tsc >/dev/null 2>&1 && return 0
+    deps_apt_install "TypeScript (tsc) is" node-typescript
+    command -v tsc >/dev/null 2>&1 || { deps_say "tsc still missing after installing node-typescript"; return 1; }
+}
+
 # schemathesis (PyPI; not packaged by Debian) for scripts/api-fuzz: the `st` on PATH when there is
 # one, else a virtual environment of its own under ~/.cache/layoutd/venv (Debian's python3 refuses
 # pip installs into the system, PEP 668), made once.
