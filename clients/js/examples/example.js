@@ -33,7 +33,7 @@ const say = (text, error = false) => { status.textContent = text; status.classNa
 
 /** What the page did, for the browser test (scripts/browser-test) and the curious. */
 export const example = {
-  api: null, sessionId: null, revision: 0, animationsStarted: 0, errors: [], stop: null,
+  api: null, sessionId: null, revision: 0, animationsStarted: 0, errors: [], shutdowns: [], stop: null,
   elements, loginForm, applyFrames, Layoutd, LayoutdError,
 
   /** Solves once and applies the frames; then a session, followed by `subscribe` driving applyFrames. */
@@ -54,7 +54,10 @@ export const example = {
       apply: { elements, round, animate },
       onError: (error) => { this.errors.push([error.status, error.problem.type]); say(error.message, true); },
       onDeleted: (event) => say(`session ${event.id} ${event.reason}`),
-      onShutdown: (event) => say(`the daemon is restarting; back in ${event.retry} ms`),
+      onShutdown: (event) => {
+        this.shutdowns.push(event);
+        say(`the daemon is restarting; back in ${event.retry} ms`);
+      },
     });
     return session.id;
   },
