@@ -144,17 +144,10 @@ final class ClosingNode: @unchecked Sendable {
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
+        guard let bound = bindLoopbackPort(fd), listen(fd, 64) == 0 else {
+            throw TestFailure("ClosingNode: bind/listen failed: errno \(errno)")
         }
-        guard bound, listen(fd, 64) == 0 else { throw TestFailure("ClosingNode: bind/listen failed: errno \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = bound
         let count = self.count
         Thread.detachNewThread {
             while true {
