@@ -87,6 +87,14 @@ static const char *reason_phrase(int code) {
     }
 }
 
+static layoutd_problem_headers_fn extra_headers = NULL;
+
+void layoutd_problem_replies_set_headers(layoutd_problem_headers_fn headers) { extra_headers = headers; }
+
+static void add_header(void *context, const char *name, const char *value) {
+    evhttp_add_header((struct evkeyvalq *)context, name, value);
+}
+
 void evhttp_send_error(struct evhttp_request *req, int error, const char *reason) {
     const char *type, *title;
     char detail[160];
@@ -119,6 +127,13 @@ void evhttp_send_error(struct evhttp_request *req, int error, const char *reason
     evhttp_add_header(headers, "Content-Type", "application/problem+json");
     evhttp_add_header(headers, "Connection", "close");
     evhttp_add_header(headers, "X-Content-Type-Options", "nosniff");
+    // CORS (the daemon's settings): a page on another origin reads this status only when the
+    // reply names its origin. The input headers are there when the request line and headers were
+    // read (a 413 or 501); when they were not, there is no Origin to answer.
+    if (extra_headers != NULL) {
+        const char *origin = evhttp_find_header(evhttp_request_get_input_headers(req), "Origin");
+        extra_headers(origin, add_header, headers);
+    }
     evhttp_send_reply(req, error, reason, body);
     evbuffer_free(body);
 }

@@ -17,9 +17,18 @@ extension Solver {
     /// subject with a negative coefficient enters feasibly) and installs it under a chosen subject.
     /// Returns false when no subject exists.
     mutating func installReduced(_ row: inout Row, _ record: ConstraintRecord) -> Bool {
+        let original = row
         expand(&row)
         if row.constant < 0 { row.negate() }
         guard let subject = chooseSubject(row, record) else { return false }
+        // A long expansion under an external subject that rows reference: installed with its
+        // references instead (the same subject, so the same basis and values), see
+        // Solver+References.swift. A short one costs less installed as it is.
+        if tableau.slots[Int(subject)].kind == .external && row.count > Self.referenceThreshold
+            && installWithReferences(original, subject: subject) {
+            row = Row()
+            return true
+        }
         row.solve(for: subject)
         // A restricted subject is a marker created with this row: no row holds it, but its
         // objective level does.

@@ -41,6 +41,10 @@ public struct Solver: Sendable {
     var scratch = Scratch()
     /// Cumulative counts (pivots, plans made), read through `statistics`.
     var counters = SolverStatistics()
+    /// Rows under an external subject that other rows reference keep their own references
+    /// (`installWithReferences`); off, they are installed fully expanded, as before issue 32: the
+    /// differential tests build both ways.
+    var installsWithReferences = true
 
     public init() {}
 

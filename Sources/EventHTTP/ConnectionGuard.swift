@@ -63,7 +63,11 @@ final class ConnectionGuard {
     private var listenerEnabled = true
     private var backingOff = false
     /// Accepted and not yet closed (adopted or about to be).
-    private var live = 0
+    private var live = 0 {
+        // The server-wide count (`HTTPServerStatistics`) follows this worker's.
+        didSet { if live > oldValue { statistics.connectionOpened() } else if live < oldValue { statistics.connectionClosed() } }
+    }
+    private let statistics: HTTPServerStatistics
     private var pending: [OpaquePointer] = []
     private var tracked: [OpaquePointer: Tracked] = [:]
     private var adoptEvent: OpaquePointer?
@@ -77,9 +81,10 @@ final class ConnectionGuard {
     private let closeArgument: UnsafeMutableRawPointer
 
     /// `closeCallback(connection, closeArgument)` is set on every connection; it must call ``closed(_:)``.
-    init(base: OpaquePointer, configuration: HTTPServerConfiguration,
+    init(base: OpaquePointer, configuration: HTTPServerConfiguration, statistics: HTTPServerStatistics = HTTPServerStatistics(),
          closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void, closeArgument: UnsafeMutableRawPointer) throws {
         self.base = base
+        self.statistics = statistics
         self.closeCallback = closeCallback
         self.closeArgument = closeArgument
         deadline = configuration.requestDeadlineSeconds

@@ -57,6 +57,8 @@ public enum HTTPServerLogLevel: Sendable {
 /// freed and ``run()`` returns. A second signal stops the loops at once.
 public final class HTTPServer: @unchecked Sendable {
     public let configuration: HTTPServerConfiguration
+    /// Open connections, for the host's metrics.
+    public let statistics = HTTPServerStatistics()
     private let handler: HTTPHandler
 
     private enum State { case idle, starting, started, running, finished }
@@ -141,7 +143,7 @@ public final class HTTPServer: @unchecked Sendable {
         do {
             for index in 0..<count {
                 created.append(try Worker(index: index, configuration: config, handler: handler, offload: pool,
-                                          onExit: { [unowned self] in self.workerExited() }))
+                                          statistics: statistics, onExit: { [unowned self] in self.workerExited() }))
             }
             let port: Int
             if config.port == 0 {

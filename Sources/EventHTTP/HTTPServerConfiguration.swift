@@ -37,7 +37,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Largest request body accepted; a larger one is answered 413 (problem+json, CProblemReplies/ProblemReplies.c)
     /// and the connection closes.
     public var maxBodyBytes: Int = 1 << 20
-    /// Largest request line plus headers accepted; larger gets a 400 (problem+json, CProblemReplies/ProblemReplies.c).
+    /// Largest request line plus headers accepted; larger gets a 400 (problem+json, CProblemReplies/ProblemReplies.c;
+    /// libevent reports it as it reports unreadable headers, so no 431).
     public var maxHeaderBytes: Int = 16 << 10
     /// `Content-Type` of a response with a body and no `Content-Type` header of its own.
     public var defaultContentType: String = "application/json"
@@ -57,6 +58,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Receives the server's own messages: shutdown progress, a dropped response header, a
     /// stream ended for a slow consumer... Called on whichever thread noticed.
     public var log: (@Sendable (HTTPServerLogLevel, String) -> Void)? = nil
+    /// Headers added to the answers the server makes without the handler (a request refused at
+    /// the edge, a method it does not implement), given the request's `Origin` (nil when it has
+    /// none): the daemon's CORS headers, so that a page on another origin can read those answers.
+    public var transportErrorHeaders: (@Sendable (_ origin: String?) -> [(name: String, value: String)])? = nil
 
     public init() {}
 

@@ -47,6 +47,7 @@ public final class HTTPStream: @unchecked Sendable {
     private var open = true
     private var closeReason: CloseReason?
     private var closeHandler: (@Sendable (CloseReason) -> Void)?
+    private var farewell: [UInt8]?
 
     init(id: UInt64, worker: Worker, request: OpaquePointer, connection: OpaquePointer,
          heartbeat: HTTPStreamHeartbeat?) {
@@ -100,6 +101,13 @@ public final class HTTPStream: @unchecked Sendable {
 
     private static func singleLine(_ text: String) -> String {
         String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+
+    /// Sets the bytes sent last when the stream ends because the server shuts down (an SSE
+    /// `event: shutdown` with a `retry:` hint), so that a client knows to reconnect elsewhere or
+    /// later rather than take the end for an error.
+    public func setFarewell(_ bytes: [UInt8]) {
+        lock.withLock { farewell = bytes }
     }
 
     /// Ends the stream cleanly (the last chunk is sent after whatever is queued before it).
@@ -172,6 +180,14 @@ public final class HTTPStream: @unchecked Sendable {
 
     /// Ends the reply (final chunk) and releases the stream.
     func finishOnLoop(reason: CloseReason) {
+        let last = lock.withLock { () -> [UInt8]? in
+            defer { farewell = nil }
+            return farewell
+        }
+        if reason == .serverShutdown, let bytes = last {
+            // May end the stream itself (a client not reading): then nothing is left to do below.
+            write(bytes)
+        }
         guard let request, let connection else { return }
         stopHeartbeat()
         self.request = nil

@@ -10,11 +10,14 @@ struct EdgeRejection: Equatable {
     let detail: String
 
     /// problem+json like the API's and the transport's own errors, and the connection closed.
-    var response: HTTPResponse {
+    var response: HTTPResponse { response(adding: []) }
+
+    /// `response` with `extra` headers after its own (CORS).
+    func response(adding extra: [(name: String, value: String)]) -> HTTPResponse {
         var json = "{\"type\":\"\(type)\",\"title\":\"\(HTTPResponse.reasonPhrase(for: status))\","
         json += "\"status\":\(status),\"detail\":\"\(detail)\",\"errors\":[]}"
         return .json(status: status, json, contentType: "application/problem+json",
-                     headers: [("Connection", "close")])
+                     headers: [("Connection", "close")] + extra)
     }
 
     static func badRequest(_ detail: String) -> EdgeRejection {

@@ -55,7 +55,8 @@ final class Worker: @unchecked Sendable {
     private static let drainSettleSeconds = 0.2
 
     init(index: Int, configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler,
-         offload: OffloadPool? = nil, onExit: @escaping @Sendable () -> Void) throws {
+         offload: OffloadPool? = nil, statistics: HTTPServerStatistics = HTTPServerStatistics(),
+         onExit: @escaping @Sendable () -> Void) throws {
         self.index = index
         self.configuration = configuration
         self.handler = handler
@@ -84,7 +85,7 @@ final class Worker: @unchecked Sendable {
         evhttp_set_gencb(http, workerRequestCallback, me)
         do {
             doorbell = try Doorbell(base: base) { [unowned self] in runMailbox() }
-            connectionGuard = try ConnectionGuard(base: base, configuration: configuration,
+            connectionGuard = try ConnectionGuard(base: base, configuration: configuration, statistics: statistics,
                                                   closeCallback: workerConnectionClosedCallback, closeArgument: me)
             evhttp_set_bevcb(http, workerBuffereventCallback, me)
         } catch {
@@ -282,6 +283,11 @@ final class Worker: @unchecked Sendable {
         streams.removeValue(forKey: connection)
     }
 
+    /// The configuration's `transportErrorHeaders` for `origin` (CORS on the server's own answers).
+    private func transportErrorHeaders(_ origin: String?) -> [(name: String, value: String)] {
+        configuration.transportErrorHeaders?(origin) ?? []
+    }
+
     func report(_ level: HTTPServerLogLevel, _ message: String) {
         configuration.log?(level, message)
     }
@@ -303,14 +309,17 @@ final class Worker: @unchecked Sendable {
             }
         }
         guard let method = Worker.methodName(evhttp_request_get_command(req)) else {
-            send(.problem(status: 501, detail: "method not supported"), to: req, isHead: false)
+            let origin = evhttp_find_header(evhttp_request_get_input_headers(req), "Origin").map { String(cString: $0) }
+            send(.problem(status: 501, detail: "method not supported", headers: transportErrorHeaders(origin)),
+                 to: req, isHead: false)
             return
         }
         let request = makeRequest(req, method: method, peer: peer)
         let version = LibeventInternals.requestVersion(req)
         if let rejection = RequestChecks.check(major: version.major, minor: version.minor, headers: request.headers) {
             LibeventInternals.answerAsHTTP11(req)
-            send(rejection.response, to: req, isHead: method == "HEAD")
+            let origin = request.headers.first { asciiCaseInsensitiveEquals($0.name, "Origin") }?.value
+            send(rejection.response(adding: transportErrorHeaders(origin)), to: req, isHead: method == "HEAD")
             return
         }
         let response = handler(request)

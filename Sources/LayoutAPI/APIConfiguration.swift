@@ -28,8 +28,8 @@ public struct APIConfiguration: Sendable {
     /// A session not touched (by any request naming it) for this many seconds is dropped.
     /// Default 900 (15 minutes); 0 or less never expires sessions.
     public var sessionIdleTimeoutSeconds: Double
-    /// Origins allowed to call the API from a browser: exact `scheme://host[:port]` strings, or
-    /// `*` for any origin. Default none (no CORS headers at all).
+    /// Origins allowed to call the API from a browser: exact `scheme://host[:port]` strings,
+    /// `scheme://host:*` (any port), or `*` for any origin. Default none (no CORS headers at all).
     public var corsOrigins: [String]
     /// Deepest nesting of arrays/objects accepted in a body; deeper is a 400. Default 64 (a
     /// layout document needs about 6).
@@ -51,6 +51,9 @@ public struct APIConfiguration: Sendable {
     /// the ones held back) and of the store taking writes again: the daemon logs them. Not in
     /// `init`: a host without a log leaves it nil.
     public var onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil
+    /// Told once of each origin whose cross-origin request was refused (not in `corsOrigins`, not
+    /// the daemon's own): the daemon logs it, naming the setting. Not in `init`, as `onStoreEvent`.
+    public var onRefusedOrigin: (@Sendable (String) -> Void)? = nil
     /// Access control: keys, tenants, rate limits (`AccessPolicy`); nil: every request is
     /// answered, as the one tenant-less user. Not in `init`: the daemon reads a keys file for it.
     public var access: AccessPolicy? = nil

@@ -1060,7 +1060,7 @@ enum APIDescription {
      {}
     ],
     "summary": "Server-Sent Events of the session's revisions",
-    "description": "A stream that stays open. The first event is the current revision with every frame\n(`\"all\": true`); each later revision sends the frames that changed and the views that went\naway (`event: revision`, `id: <revision>`, data `{revision, all, frames, removed,\ndiagnostics}`); deleting or expiring the session sends `event: deleted` (data `{id, reason}`)\nand ends the stream. A `Last-Event-ID` on reconnect is accepted and not needed: every new\nstream starts with a full snapshot. Comment lines keep an idle stream alive.\n",
+    "description": "A stream that stays open. The first event is the current revision with every frame\n(`\"all\": true`); each later revision sends the frames that changed and the views that went\naway (`event: revision`, `id: <revision>`, data `{revision, all, frames, removed,\ndiagnostics}`); deleting the session sends `event: deleted` (data `{id, reason}`), its idle\nexpiry `event: expired` (data `{id}`), and either ends the stream; when the daemon shuts\ndown (SIGTERM) the stream's last event is `event: shutdown` (data `{id, retry}`, and a\n`retry:` line with the same milliseconds: when to reconnect). A `Last-Event-ID` on reconnect is accepted and not needed: every new\nstream starts with a full snapshot. Comment lines keep an idle stream alive.\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/coordinates"
@@ -1096,8 +1096,14 @@ enum APIDescription {
           "event": {
            "enum": [
             "revision",
-            "deleted"
+            "deleted",
+            "expired",
+            "shutdown"
            ]
+          },
+          "retry": {
+           "type": "integer",
+           "description": "Milliseconds before reconnecting (on `shutdown` events)."
           },
           "id": {
            "type": "string",
@@ -1114,6 +1120,12 @@ enum APIDescription {
              },
              {
               "$ref": "#/components/schemas/DeletedEvent"
+             },
+             {
+              "$ref": "#/components/schemas/ExpiredEvent"
+             },
+             {
+              "$ref": "#/components/schemas/ShutdownEvent"
              }
             ]
            }
@@ -2036,9 +2048,18 @@ enum APIDescription {
     "operationId": "clientScript",
     "security": [],
     "summary": "The JavaScript client (an ES module)",
+    "description": "clients/js/layoutd.js (types in clients/js/layoutd.d.ts, docs/web.md). Its `ETag` is a hash of the script; `If-None-Match` with it (or `*`) answers 304.",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/If-None-Match"
+     }
+    ],
     "responses": {
      "200": {
-      "$ref": "#/components/responses/Script"
+      "$ref": "#/components/responses/ScriptWithETag"
+     },
+     "304": {
+      "$ref": "#/components/responses/ScriptNotModified"
      },
      "400": {
       "$ref": "#/components/responses/BadRequest"
@@ -2052,9 +2073,17 @@ enum APIDescription {
     "operationId": "headClientScript",
     "security": [],
     "summary": "The JavaScript client's headers",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/If-None-Match"
+     }
+    ],
     "responses": {
      "200": {
       "$ref": "#/components/responses/HeadAsset"
+     },
+     "304": {
+      "$ref": "#/components/responses/ScriptNotModified"
      },
      "400": {
       "$ref": "#/components/responses/HeadProblem"
@@ -2904,6 +2933,13 @@ enum APIDescription {
      "example": "\"1-1764171234567890\""
     }
    },
+   "ContentETag": {
+    "description": "A hash of fixed content: `\"c-<16 hex digits>\"`; it changes when the content does.",
+    "schema": {
+     "type": "string",
+     "example": "\"c-3f2a9c0d4e5b6a71\""
+    }
+   },
    "Location": {
     "description": "The new session's URL, `/v1/sessions/<id>` (`#` escaped as `%23`).",
     "schema": {
@@ -3157,6 +3193,38 @@ enum APIDescription {
       "schema": {
        "type": "string"
       }
+     }
+    }
+   },
+   "ScriptWithETag": {
+    "description": "The script, with a strong `ETag` (`\"c-\"` and 16 hex digits, a hash of its bytes).",
+    "headers": {
+     "Cache-Control": {
+      "$ref": "#/components/headers/Cache-Control"
+     },
+     "ETag": {
+      "$ref": "#/components/headers/ContentETag"
+     },
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
+     }
+    },
+    "content": {
+     "text/javascript; charset=utf-8": {
+      "schema": {
+       "type": "string"
+      }
+     }
+    }
+   },
+   "ScriptNotModified": {
+    "description": "`If-None-Match` names the script's current `ETag` (or is `*`): no body.",
+    "headers": {
+     "ETag": {
+      "$ref": "#/components/headers/ContentETag"
+     },
+     "X-Request-Id": {
+      "$ref": "#/components/headers/X-Request-Id"
      }
     }
    },
@@ -3879,6 +3947,70 @@ enum APIDescription {
          }
         },
         "additionalProperties": false
+       },
+       "text": {
+        "type": "object",
+        "description": "Text that wraps (document.md 2.7): the widths a client measured (canvas `measureText`, a native text system). Its intrinsic width is the whole text on one line; its intrinsic height the number of lines greedy breaking gives at the solved width, times `lineHeight` (at most `maxLines`). Replaces `intrinsicSize.height` (both: `conflicting_fields`); its constraints are `<view>/text-height-hugging`, `<view>/text-height-compression`, `<view>/text-width-hugging`, `<view>/text-width-compression`.",
+        "properties": {
+         "wordWidths": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          },
+          "description": "Each word's width, in reading order; at least one (`empty_list`)."
+         },
+         "spaceWidth": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "description": "The width of the space between two words on a line."
+         },
+         "lineHeight": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "description": "The height of one line."
+         },
+         "maxLines": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 10000000.0,
+          "default": 0,
+          "description": "At most this many lines; 0 = no limit."
+         }
+        },
+        "required": [
+         "wordWidths",
+         "spaceWidth",
+         "lineHeight"
+        ],
+        "additionalProperties": false
+       },
+       "heightForWidth": {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+         "type": "array",
+         "prefixItems": [
+          {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          },
+          {
+           "type": "number",
+           "minimum": 0,
+           "maximum": 10000000.0
+          }
+         ],
+         "minItems": 2,
+         "maxItems": 2,
+         "items": false
+        },
+        "description": "`[[width, height], …]` measured by the client, widths ascending strictly (`not_ascending`; document.md 2.7): the height is the one at the largest listed width not above the solved width (the first entry's below them all), the intrinsic width the last listed width. Replaces `intrinsicSize.height`; not with `text` (`conflicting_fields`)."
        }
       },
       "additionalProperties": false,
@@ -3924,10 +4056,20 @@ enum APIDescription {
           "required": [
            "stack"
           ]
+         },
+         {
+          "required": [
+           "text"
+          ]
+         },
+         {
+          "required": [
+           "heightForWidth"
+          ]
          }
         ]
        },
-       "description": "A layout guide has no intrinsic size, margins, baselines or visibility, and is no stack (`not_for_guide`)."
+       "description": "A layout guide has no intrinsic size, margins, baselines, visibility or text, and is no stack (`not_for_guide`)."
       }
      },
      "arrayView": {
@@ -4559,6 +4701,13 @@ enum APIDescription {
       "items": {
        "type": "string"
       }
+     },
+     "unsettled": {
+      "type": "array",
+      "description": "Text views (`text`, `heightForWidth`) whose height still changed after 8 re-solves (document.md 2.7); present only when not empty.",
+      "items": {
+       "type": "string"
+      }
      }
     }
    },
@@ -4623,8 +4772,12 @@ enum APIDescription {
       "minimum": 1
      },
      "document": {
-      "type": "object",
-      "description": "The canonical document: `views` and `constraints` keyed by id, in document order; everything else as written."
+      "description": "The canonical document: `views` and `constraints` keyed by id, in document order; everything else as written.",
+      "allOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument"
+       }
+      ]
      },
      "frames": {
       "$ref": "#/components/schemas/Frames"
@@ -4880,19 +5033,441 @@ enum APIDescription {
      },
      "reason": {
       "enum": [
-       "deleted",
-       "expired"
+       "deleted"
       ]
      }
     }
    },
+   "ExpiredEvent": {
+    "type": "object",
+    "description": "The data of `event: expired`, the stream's last event: the idle time-out removed the session.",
+    "required": [
+     "id"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     }
+    }
+   },
+   "ShutdownEvent": {
+    "type": "object",
+    "description": "The data of `event: shutdown`, the stream's last event when the daemon stops: reconnect after `retry` milliseconds.",
+    "required": [
+     "id",
+     "retry"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "retry": {
+      "type": "integer",
+      "minimum": 0
+     }
+    }
+   },
    "MergePatch": {
-    "description": "A JSON merge patch (RFC 7396) against the canonical document. Any JSON value is a merge patch; one that is not an object replaces the whole document (which then fails validation, 422).",
+    "description": "A JSON merge patch (RFC 7396) against the canonical document: the document's members, each\noptional, `null` to remove one; `views` and `constraints` merge entry by entry (an entry is a\nwhole view or constraint, a patch of one, or `null`), or replace the whole member. (Any JSON\nvalue is a merge patch to RFC 7396; one that is not an object replaces the whole document,\nwhich then fails validation, 422.)\n",
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+     "$schema": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "direction": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/properties/direction"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "dialect": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/dialect"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "views": {
+      "anyOf": [
+       {
+        "type": "object",
+        "description": "View id to a view patch, or `null` to remove the view.",
+        "additionalProperties": {
+         "anyOf": [
+          {
+           "$ref": "#/components/schemas/ViewPatch"
+          },
+          {
+           "type": "null"
+          }
+         ]
+        }
+       },
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/views"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "constraints": {
+      "anyOf": [
+       {
+        "type": "object",
+        "description": "Constraint id to a new entry, a patch of an object entry (e.g. `{\"constant\": 240}`), or `null` to remove it.",
+        "additionalProperties": {
+         "anyOf": [
+          {
+           "$ref": "#/components/schemas/LayoutDocument/$defs/expression"
+          },
+          {
+           "$ref": "#/components/schemas/ConstraintPatch"
+          },
+          {
+           "type": "null"
+          }
+         ]
+        }
+       },
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/constraints"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "flags": {
+      "type": [
+       "object",
+       "null"
+      ],
+      "additionalProperties": {
+       "type": [
+        "boolean",
+        "null"
+       ]
+      }
+     },
+     "delegate": {
+      "type": [
+       "object",
+       "null"
+      ],
+      "additionalProperties": {
+       "type": [
+        "boolean",
+        "null"
+       ]
+      }
+     }
+    },
     "example": {
      "constraints": {
       "h": {
        "constant": 240
       }
+     }
+    }
+   },
+   "ViewPatch": {
+    "description": "A merge patch of a view (the fields of the document schema's `view`); `null` removes a field, objects merge.",
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+     "id": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/id"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "parent": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/id"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "kind": {
+      "enum": [
+       "view",
+       "guide",
+       null
+      ]
+     },
+     "frame": {
+      "$ref": "#/components/schemas/NumberFieldsPatch"
+     },
+     "hidden": {
+      "type": [
+       "boolean",
+       "null"
+      ]
+     },
+     "alpha": {
+      "type": [
+       "number",
+       "null"
+      ],
+      "minimum": 0,
+      "maximum": 1
+     },
+     "intrinsicSize": {
+      "$ref": "#/components/schemas/NumberFieldsPatch"
+     },
+     "hugging": {
+      "$ref": "#/components/schemas/AxisPrioritiesPatch"
+     },
+     "compressionResistance": {
+      "$ref": "#/components/schemas/AxisPrioritiesPatch"
+     },
+     "margins": {
+      "$ref": "#/components/schemas/NumberFieldsPatch"
+     },
+     "baseline": {
+      "$ref": "#/components/schemas/NumberFieldsPatch"
+     },
+     "stack": {
+      "type": [
+       "object",
+       "null"
+      ],
+      "description": "A merge patch of the view's `stack` (document schema `view.stack`)."
+     },
+     "text": {
+      "type": [
+       "object",
+       "null"
+      ],
+      "description": "A merge patch of the view's `text` (document schema `view.text`)."
+     },
+     "heightForWidth": {
+      "type": [
+       "array",
+       "null"
+      ],
+      "items": {
+       "type": "array",
+       "items": {
+        "type": "number"
+       }
+      },
+      "description": "The view's measured heights at ascending widths, replaced whole (document schema `view.heightForWidth`)."
+     }
+    }
+   },
+   "NumberFieldsPatch": {
+    "description": "A merge patch of an object of numbers (`frame`, `intrinsicSize`, `margins`, `baseline`); the document schema checks the names.",
+    "type": [
+     "object",
+     "null"
+    ],
+    "additionalProperties": {
+     "type": [
+      "number",
+      "null"
+     ]
+    }
+   },
+   "AxisPrioritiesPatch": {
+    "type": [
+     "object",
+     "null"
+    ],
+    "additionalProperties": false,
+    "properties": {
+     "horizontal": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/priority"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "vertical": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/priority"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     }
+    }
+   },
+   "ConstraintPatch": {
+    "description": "A merge patch of an object entry: any fields of the entry forms (document schema `objectForm`, `expressionForm`, `visualFormat`, `alignHelper`, `distributeHelper`), `null` to remove one; `{constant: n}` on an expression-string entry of one constraint changes its constant.",
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+     "first": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/anchor"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "relation": {
+      "$ref": "#/components/schemas/LayoutDocument/$defs/objectForm/properties/relation"
+     },
+     "second": {
+      "$ref": "#/components/schemas/LayoutDocument/$defs/objectForm/properties/second"
+     },
+     "multiplier": {
+      "$ref": "#/components/schemas/LayoutDocument/$defs/objectForm/properties/multiplier"
+     },
+     "constant": {
+      "$ref": "#/components/schemas/LayoutDocument/$defs/objectForm/properties/constant"
+     },
+     "expr": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "format": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "metrics": {
+      "type": [
+       "object",
+       "null"
+      ],
+      "additionalProperties": {
+       "type": [
+        "number",
+        "null"
+       ]
+      }
+     },
+     "options": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/visualFormat/properties/options"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "align": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "distribute": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/distributeHelper/properties/distribute"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "views": {
+      "type": [
+       "array",
+       "null"
+      ],
+      "items": {
+       "$ref": "#/components/schemas/LayoutDocument/$defs/id"
+      }
+     },
+     "spacing": {
+      "type": [
+       "number",
+       "null"
+      ]
+     },
+     "priority": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/priority"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "activation": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/activation"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "active": {
+      "type": [
+       "boolean",
+       "null"
+      ]
+     },
+     "group": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "identifier": {
+      "type": [
+       "string",
+       "null"
+      ]
+     },
+     "dialect": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/dialect"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "id": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/LayoutDocument/$defs/id"
+       },
+       {
+        "type": "null"
+       }
+      ]
      }
     }
    },

@@ -30,9 +30,14 @@ public protocol SSESink: Sendable {
 public struct APIEventStream: Sendable {
     /// Subscribes the sink to the session. Call it once, when the stream is open.
     public var open: @Sendable (any SSESink) -> Void
+    /// The last event when the stream ends because the daemon shuts down (SIGTERM):
+    /// `event: shutdown` with a `retry:` hint, so that a client reconnects (to another node, or to
+    /// this one once restarted) instead of taking the end for an error. The transport sends it.
+    public var shutdown: SSEEvent?
 
-    public init(open: @escaping @Sendable (any SSESink) -> Void) {
+    public init(open: @escaping @Sendable (any SSESink) -> Void, shutdown: SSEEvent? = nil) {
         self.open = open
+        self.shutdown = shutdown
     }
 }
 
@@ -119,8 +124,9 @@ final class SessionEvents: @unchecked Sendable {
         }
     }
 
-    /// Sends `event: deleted` to every subscriber and ends their streams. Call once the session
-    /// is marked dead (after its state lock is released or while holding it).
+    /// Sends `event: deleted` (`reason` "deleted") or `event: expired` (idle expiry, `reason`
+    /// "expired") to every subscriber and ends their streams. Call once the session is marked
+    /// dead (after its state lock is released or while holding it).
     func end(sessionID: String, reason: String) {
         let subscribers: [Subscriber] = state.withLock { s in
             defer {
@@ -130,7 +136,9 @@ final class SessionEvents: @unchecked Sendable {
             }
             return s.subscribers
         }
-        let event = SSEEvent(data: Self.deletedData(sessionID: sessionID, reason: reason), event: "deleted")
+        let event = reason == "expired"
+            ? SSEEvent(data: Self.idData(sessionID: sessionID), event: "expired")
+            : SSEEvent(data: Self.deletedData(sessionID: sessionID, reason: reason), event: "deleted")
         for sub in subscribers {
             sub.post(.event(event))
             sub.post(.finish)
@@ -170,7 +178,29 @@ final class SessionEvents: @unchecked Sendable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// `{"id":"…","reason":"deleted"|"expired"}`.
+    /// `{"id":"…"}`: an `expired` event's data.
+    static func idData(sessionID: String) -> String {
+        var w = JSONWriter(capacity: 48)
+        w.appendRaw("{\"id\":")
+        w.appendString(SessionID.visible(sessionID))
+        w.appendRaw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// `event: shutdown` for a stream of `sessionID`: data `{"id":"…","retry":ms}` and the same
+    /// `retry:` for EventSource. The hint is spread over 1 to 3 s so that the clients of a node
+    /// that stops do not all come back in the same instant.
+    static func shutdownEvent(sessionID: String, retryMilliseconds: Int = Int.random(in: 1_000...3_000)) -> SSEEvent {
+        var w = JSONWriter(capacity: 64)
+        w.appendRaw("{\"id\":")
+        w.appendString(SessionID.visible(sessionID))
+        w.appendRaw(",\"retry\":")
+        w.appendInteger(Int64(retryMilliseconds))
+        w.appendRaw("}")
+        return SSEEvent(data: String(decoding: w.bytes, as: UTF8.self), event: "shutdown", retry: retryMilliseconds)
+    }
+
+    /// `{"id":"…","reason":"deleted"}`.
     static func deletedData(sessionID: String, reason: String) -> String {
         var w = JSONWriter(capacity: 64)
         w.appendRaw("{\"id\":")

@@ -4,7 +4,8 @@ extension LayoutAPI {
     /// The answer is 200 `text/event-stream` with `stream` set; the transport keeps the connection
     /// open and calls `stream.open` with a sink. The first event is the current revision with every
     /// frame (`"all":true`); each later revision sends the frames that changed and the views that
-    /// went away; deleting or expiring the session sends `event: deleted` and ends the stream.
+    /// went away; deleting the session sends `event: deleted`, its idle expiry `event: expired`,
+    /// and either ends the stream; the daemon shutting down sends `event: shutdown` last.
     /// Every event's `id` is its revision. A client that reconnects (`Last-Event-ID`) gets the
     /// current revision with every frame first: whatever it missed is filled in by that event.
     /// `coordinates=absolute` works as on the other routes. `HEAD` gets the headers only.
@@ -45,9 +46,9 @@ extension LayoutAPI {
             return Problems.subscribersFull(limit: configuration.maxSubscribers)
         }
         let absolute = options.absolute
-        response.stream = APIEventStream { [self, session] sink in
+        response.stream = APIEventStream(open: { [self, session] sink in
             subscribe(session, sink, absolute: absolute)
-        }
+        }, shutdown: SessionEvents.shutdownEvent(sessionID: session.id))
         return response
     }
 

@@ -81,10 +81,13 @@ extension LayoutAPI {
             out.histogram("layoutd_store_operation_duration_seconds", [("operation", op.label)],
                           counters: values[first ..< first + LatencyBuckets.countersPerHistogram])
         }
-        out.family("layoutd_store_errors_total", .counter, help: "Session store calls that failed, by kind.")
+        out.family("layoutd_store_errors_total", .counter, help: "Session store calls that failed, by kind (fenced writes are not counted here).")
         for kind in StoreErrorKind.allCases {
             out.sample("layoutd_store_errors_total", [("kind", kind.label)], values[APIMetrics.storeErrors + kind.rawValue])
         }
+        out.single("layoutd_store_fencing_conflicts_total", .counter,
+                   help: "Session store writes fenced off because another writer changed the session first (answered 409 or retried); not errors.",
+                   Double(values[APIMetrics.fencingConflicts]))
     }
 }
 

@@ -158,10 +158,17 @@ extension LayoutAPI {
             session.events.end(sessionID: session.id, reason: "deleted")
             return stored == nil ? nil : try findSession(session.id)
         }
+        var lost: (held: Int, stored: Int)? = nil
         let unreadable: Failure? = try session.withState { st in
             guard st.alive else { return nil }
+            // The copy is ahead of the store, or at its revision with other content: the store lost
+            // acknowledged revisions (a server crash with asynchronous commits). Said in the log.
+            if st.revision > stored.revision || (st.revision == stored.revision && st.writeID != stored.writeID) {
+                lost = (st.revision, stored.revision)
+            }
             return synchronize(&st, with: stored, events: session.events)
         }
+        if let lost { storeHealth.lostRevisions(held: lost.held, stored: lost.stored) }
         if let unreadable {
             // The stored session does not read back here (damaged, or beyond this node's limits):
             // drop the copy; the next request answers the same rather than frames the store no

@@ -1,4 +1,5 @@
 import LayoutEngine
+import Primitives
 import WebAssets
 
 extension LayoutAPI {
@@ -66,6 +67,32 @@ extension LayoutAPI {
 
     static var playgroundPolicy: String { WebAssets.playgroundPolicy }
     static var picturePolicy: String { WebAssets.picturePolicy }
+
+    /// The client's `ETag`: a hash of its bytes, so that it changes exactly when a new daemon serves
+    /// another client (a page importing `/client.js` revalidates for a few bytes instead of the script).
+    static let clientScriptETag = contentTag(clientScriptBytes)
+
+    /// `GET /client.js`: the script with its `ETag`, or 304 when `If-None-Match` names it (or is `*`).
+    static func clientScript(_ request: APIRequest) -> APIResponse {
+        if let condition = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
+           condition.any || condition.tags.contains(where: { "\"\($0.value)\"" == clientScriptETag }) {
+            return APIResponse(status: 304, headers: [("ETag", clientScriptETag), ("Cache-Control", "no-cache")])
+        }
+        var response = asset(clientScriptBytes, contentType: "text/javascript; charset=utf-8")
+        response.addHeader("ETag", clientScriptETag)
+        return response
+    }
+
+    /// A strong entity tag for fixed content: `"c-"` and its 64-bit FNV-1a hash in hex. Not a
+    /// security measure, only a change detector; the prefix keeps it apart from sessions' tags.
+    static func contentTag(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let big = (0..<8).map { UInt8(truncatingIfNeeded: hash >> (56 - 8 * UInt64($0))) }
+        return "\"c-" + Hex.encode(big) + "\""
+    }
 
     /// A static asset (the playground page, the JS client), revalidated on every use.
     static func asset(_ body: [UInt8], contentType: String) -> APIResponse {

@@ -13,6 +13,9 @@ import Storage
 /// of a create that keeps losing races, and the 503 of a write its session store refuses.
 public final class LayoutAPI: Sendable {
     public let configuration: APIConfiguration
+    /// The CORS of `corsOrigins`: the daemon adds its headers to the answers its transport makes
+    /// without the API (`CORS.transportHeaders`).
+    public let cors: CORS
     let registry: SessionRegistry
     /// The HTTP concerns around the routes, outermost first: request ids, CORS, access control.
     let middlewares: MiddlewareChain
@@ -73,7 +76,9 @@ public final class LayoutAPI: Sendable {
                                   idleTimeout: configuration.sessionIdleTimeoutSeconds,
                                   clock: configuration.clock, copiesOnly: storage != nil,
                                   released: { [storage] id in storage?.unfollow(id) })
-        var middlewares: [any APIMiddleware] = [RequestIDMiddleware(), CORSMiddleware(cors: CORS(origins: configuration.corsOrigins))]
+        let cors = CORS(origins: configuration.corsOrigins, onRefused: configuration.onRefusedOrigin)
+        self.cors = cors
+        var middlewares: [any APIMiddleware] = [RequestIDMiddleware(), CORSMiddleware(cors: cors)]
         if let access = configuration.access { middlewares.append(AccessControlMiddleware(policy: access)) }
         self.middlewares = MiddlewareChain(middlewares: middlewares)
         self.limits = configuration.documentLimits
@@ -167,7 +172,7 @@ public final class LayoutAPI: Sendable {
             page.addHeader("Content-Security-Policy", Self.playgroundPolicy)
             return page
         case .clientScript:
-            return Self.asset(Self.clientScriptBytes, contentType: "text/javascript; charset=utf-8")
+            return Self.clientScript(request)
         case .playgroundScript:
             return Self.asset(Self.playgroundScriptBytes, contentType: "text/javascript; charset=utf-8")
         case .metrics:

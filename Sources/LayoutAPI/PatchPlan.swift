@@ -22,6 +22,7 @@ enum PatchPlan {
     /// anchors exist for the constraints).
     static let editableViewFields: Set<String> = [
         "frame", "hidden", "alpha", "intrinsicSize", "hugging", "compressionResistance", "margins", "baseline",
+        "text", "heightForWidth",
     ]
 
     /// - Parameter context: the session's `MemberContext`, made here when missing and needed.

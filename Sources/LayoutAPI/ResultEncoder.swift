@@ -114,7 +114,7 @@ public enum ResultEncoder {
     }
 
     static func diagnosticsBound(_ d: Diagnostics) -> Int {
-        var n = 48 + stringsBound(d.ambiguous) + stringsBound(d.inactive)
+        var n = 48 + stringsBound(d.ambiguous) + stringsBound(d.inactive) + 16 + stringsBound(d.unsettled)
         for b in d.broken {
             n += 48 + JSONChunk.maxStringLength(b.id) + stringsBound(b.conflictsWith)
             if let g = b.group { n += 12 + JSONChunk.maxStringLength(g) }
@@ -154,6 +154,11 @@ public enum ResultEncoder {
         writeStrings(d.ambiguous, to: &c)
         c.raw(",\"inactive\":")
         writeStrings(d.inactive, to: &c)
+        // Only text views that did not settle: most answers have none, and keep their shape.
+        if !d.unsettled.isEmpty {
+            c.raw(",\"unsettled\":")
+            writeStrings(d.unsettled, to: &c)
+        }
         c.raw("}")
     }
 

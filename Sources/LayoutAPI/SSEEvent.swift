@@ -13,17 +13,22 @@ public final class SSEEvent: Sendable {
     public let id: String?
     /// The `data:` payload (one line or several).
     public let data: String
-    /// The event on the wire: `event:`, `id:`, one `data:` line per line of `data`, a blank line.
+    /// The `retry:` line's value (milliseconds the client should wait before it reconnects), or nil.
+    public let retry: Int?
+    /// The event on the wire: `event:`, `id:`, `retry:`, one `data:` line per line of `data`, a
+    /// blank line.
     public let bytes: [UInt8]
 
-    public init(data: String, event: String? = nil, id: String? = nil) {
+    public init(data: String, event: String? = nil, id: String? = nil, retry: Int? = nil) {
         self.event = event
         self.id = id
         self.data = data
+        self.retry = retry
         var out: [UInt8] = []
         out.reserveCapacity(data.utf8.count + 40)
         if let event { Self.field("event", event, to: &out) }
         if let id { Self.field("id", id, to: &out) }
+        if let retry { Self.field("retry", String(max(0, retry)), to: &out) }
         // JSON payloads are one line (the writer escapes newlines); other text is split at LF,
         // a CR before it dropped, as the SSE format needs one `data:` line per line.
         var line: [UInt8] = []

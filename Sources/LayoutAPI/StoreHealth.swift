@@ -15,6 +15,12 @@ public enum StoreEvent: Equatable, Sendable {
     case failed(operation: String, error: String, notReady: Bool, repeats: Int)
     /// A probe write succeeded after writes had failed: `/readyz` answers 200 again.
     case recovered
+    /// A copy in memory held a revision the store no longer has (a PostgreSQL crash with
+    /// `sync: everysec` loses the last acknowledged commits): the copy was replaced by the stored
+    /// session, which the next write builds on (issue 33). `heldRevision` and `storedRevision` are
+    /// the first such session's; `repeats`: sessions caught up so since the last report (at most
+    /// one report per `StoreHealth.reportInterval`).
+    case lostRevisions(heldRevision: Int, storedRevision: Int, repeats: Int)
 }
 
 /// What the API knows of its store's health, for `/readyz` and the log.
@@ -32,10 +38,13 @@ public enum StoreEvent: Equatable, Sendable {
 ///   balancer's pollers) answer what is known meanwhile, rather than wait behind a store that hangs;
 /// - every failure is reported to `report`, at most once per `reportInterval` per distinct text,
 ///   with the count of the ones held back, so a full disk under load is a line every 10 s, not
-///   one a request.
+///   one a request; and the interval doubles with each report of the same text, up to
+///   `maxReportInterval` (issue 33: an outage of an hour is a dozen lines per cause, not 360),
+///   and starts over once a probe write succeeds (a new outage is said at once).
 final class StoreHealth: Sendable {
     static let checkInterval = 1.0
     static let reportInterval = 10.0
+    static let maxReportInterval = 600.0
     /// Distinct failure texts remembered for rate-limiting; beyond (texts naming sessions, say),
     /// new texts within the interval are not reported: the log must not grow with the load.
     static let maxCauses = 64
@@ -43,6 +52,8 @@ final class StoreHealth: Sendable {
     private struct Cause {
         var reportedAt: Double
         var repeats: Int
+        /// How long after `reportedAt` this text is reported again.
+        var interval = StoreHealth.reportInterval
     }
 
     private struct State {
@@ -61,15 +72,16 @@ final class StoreHealth: Sendable {
         /// Whether to report a failure with `text` now, and with how many held back before it.
         mutating func admit(_ text: String, now: Double) -> Int? {
             if let cause = causes[text] {
-                guard now - cause.reportedAt >= StoreHealth.reportInterval else {
+                guard now - cause.reportedAt >= cause.interval else {
                     causes[text]!.repeats += 1
                     return nil
                 }
-                causes[text] = Cause(reportedAt: now, repeats: 0)
+                causes[text] = Cause(reportedAt: now, repeats: 0,
+                                     interval: min(cause.interval * 2, StoreHealth.maxReportInterval))
                 return cause.repeats
             }
             if causes.count >= StoreHealth.maxCauses {
-                causes = causes.filter { now - $0.value.reportedAt < StoreHealth.reportInterval }
+                causes = causes.filter { now - $0.value.reportedAt < $0.value.interval }
                 if causes.count >= StoreHealth.maxCauses { return nil }
             }
             causes[text] = Cause(reportedAt: now, repeats: 0)
@@ -105,6 +117,14 @@ final class StoreHealth: Sendable {
         let now = clock()
         if let repeats = state.withLock({ $0.admit(text, now: now) }) {
             report?(.failed(operation: operation, error: text, notReady: notReady, repeats: repeats))
+        }
+    }
+
+    /// A copy was ahead of the store and was replaced by the stored session (`StoreEvent.lostRevisions`):
+    /// reported once per `reportInterval`, with the count held back.
+    func lostRevisions(held: Int, stored: Int) {
+        if let repeats = state.withLock({ $0.admit("lost revisions", now: clock()) }) {
+            report?(.lostRevisions(heldRevision: held, storedRevision: stored, repeats: repeats))
         }
     }
 
@@ -164,6 +184,8 @@ final class StoreHealth: Sendable {
                 let wasFailing = s.writesFailing
                 s.writesFailing = false
                 s.problem = nil
+                // The outage is over: the next one is reported at once, whatever its text.
+                if wasFailing { s.causes = [:] }
                 return wasFailing
             }
             return false

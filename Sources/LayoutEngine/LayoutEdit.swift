@@ -26,8 +26,18 @@ extension LayoutSystem {
     /// (`replace(views:entries:)`), and the delta between two compiled documents (`apply(Document)`).
     /// Each declines, having changed nothing, where it would not land where a fresh solve lands
     /// (`when` rules, broken constraints, other fields changed); then the next one takes the edit.
+    ///
+    /// Whichever path it takes, text views whose width moved are measured again and solved until
+    /// they settle (`settleText`): the one place every edit ends, as every fresh solve ends in
+    /// `init` with the same loop.
     @discardableResult
     public mutating func apply(_ edit: LayoutEdit) -> EditStats {
+        var stats = applyWithoutText(edit)
+        stats.add(settleText())
+        return stats
+    }
+
+    private mutating func applyWithoutText(_ edit: LayoutEdit) -> EditStats {
         switch edit {
         case .constant(let entry, let constant):
             if let stats = setConstant(ofEntry: entry, to: constant) { return stats }

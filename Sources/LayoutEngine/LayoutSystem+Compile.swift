@@ -26,6 +26,7 @@ extension LayoutSystem {
             let f = view.frame
             count += view.isRoot ? 4 : [f.x, f.y, f.width, f.height].reduce(0) { $0 + ($1 == nil ? 0 : 1) }
             count += (view.intrinsicWidth == nil ? 0 : 2) + (view.intrinsicHeight == nil ? 0 : 2)
+            if view.text != nil { count += view.intrinsicWidth == nil ? 4 : 2 }
         }
         for entry in document.constraints { count += entry.items.count }
         out.reserveCapacity(count)
@@ -109,6 +110,7 @@ extension LayoutSystem {
             intrinsic(.heightMax, v.height, h, .lessOrEqual, view.hugging.vertical)
             intrinsic(.heightMin, v.height, h, .greaterOrEqual, view.compressionResistance.vertical)
         }
+        if let text = view.text { compileText(view, text, v, into: &out) }
     }
 
     /// The constraints an entry makes, one per item, with their activation.
@@ -155,7 +157,7 @@ extension LayoutSystem {
                 if case .view(_, field) = compiled[p].key { return p }
             }
             return nil
-        case .stack(let id, _):
+        case .stack(let id, _), .text(let id, _):
             guard let i = viewIndex[id] else { return nil }
             for p in Int(viewStart[i])..<Int(viewStart[i + 1]) where compiled[p].key == key { return p }
             return nil

@@ -25,6 +25,9 @@ public struct Diagnostics: Equatable, Sendable {
     public var broken: [BrokenConstraint] = []
     public var ambiguous: [String] = []
     public var inactive: [String] = []
+    /// Text views whose height still changed after `LayoutSystem.maxTextRounds` re-solves
+    /// (docs/document.md, "Text that wraps"); answered only when not empty.
+    public var unsettled: [String] = []
     public init() {}
 }
 
@@ -122,6 +125,7 @@ extension LayoutSystem {
         d.broken = brokenConstraints
         d.ambiguous = ambiguous
         d.inactive = inactive
+        d.unsettled = unsettled
         return d
     }
 

@@ -72,6 +72,11 @@ public struct LayoutSystem: Sendable {
     /// tolerance), whatever the edits were. A 50-view form builds in 0.34 ms (`layout-bench`,
     /// case `build`): 0.08 µs an edit.
     public static let defaultRebuildInterval = 4096
+    /// Text views (positions in `document.views`), what each was last measured at, and those
+    /// that did not settle (see LayoutSystem+Text).
+    var textViews: [Int] = []
+    var textMeasures: [String: TextMeasure] = [:]
+    var unsettled: [String] = []
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
@@ -85,6 +90,7 @@ public struct LayoutSystem: Sendable {
         self.document = document
         self.activation = ActivationContext(document: document, delegateMemory: delegateMemory)
         build(rememberingDelegates: delegateMemory)
+        settleText()
     }
 
     /// The last state of each `delegate` constraint: what it keeps when the document's `delegate`
@@ -105,9 +111,19 @@ public struct LayoutSystem: Sendable {
         hasWhenRules = document.constraints.contains { if case .when = $0.activation { return true } else { return false } }
         entryIndex = Dictionary(minimumCapacity: document.constraints.count)
         for (i, e) in document.constraints.enumerated() { entryIndex[e.id] = i }
+        textViews = document.views.indices.filter { document.views[$0].text != nil }
     }
 
-    mutating func build(rememberingDelegates memory: [String: Bool]) {
+    @discardableResult
+    mutating func build(rememberingDelegates memory: [String: Bool], clock: (() -> UInt64)? = nil) -> BuildPhases {
+        var phases = BuildPhases()
+        var last = clock?() ?? 0
+        func lap(_ field: WritableKeyPath<BuildPhases, UInt64>) {
+            guard let clock else { return }
+            let now = clock()
+            phases[keyPath: field] = now - last
+            last = now
+        }
         editsSinceBuild = 0
         solver = Solver()
         variables = [:]
@@ -116,20 +132,25 @@ public struct LayoutSystem: Sendable {
         indexDocument(context, index: Self.viewIndex(document))
         (compiled, viewStart, entryStart) = compile(document, index: viewIndex, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
+        lap(\.compileNanoseconds)
         // Required constraints first, in processing order (which decides what breaks), then the
         // optional ones: they cannot break, a unique optimum does not depend on their order, and
         // adding preferences before the structure that pins them costs degenerate pivots.
         for (i, c) in compiled.enumerated() where c.active && c.priority >= Priority.required {
             solverIDs[i] = install(c, at: i)
         }
+        lap(\.requiredNanoseconds)
         for (i, c) in compiled.enumerated() where c.active && c.priority < Priority.required {
             solverIDs[i] = install(c, at: i)
         }
+        lap(\.optionalNanoseconds)
         delegateMemory = nextDelegateMemory(context)
         indexFrames()
         inactive = inactiveEntries
         ambiguityStale = true
         solver.updateValues()
+        lap(\.finishNanoseconds)
+        return phases
     }
 
     /// Adds a compiled constraint to the solver (broken when it conflicts).

@@ -94,6 +94,8 @@ public struct View: Equatable, Sendable {
     public var lastBaseline: Double
     /// The view is a stack view: its arranged views' constraints are generated (nil: it is not).
     public var stack: StackSpec?
+    /// Text whose height depends on the view's solved width (`text` or `heightForWidth`; nil: none).
+    public var text: TextSpec?
 
     public init(id: String, parent: String? = nil, kind: ViewKind = .view, frame: FrameSpec = FrameSpec(),
                 hidden: Bool = false, alpha: Double = 1, intrinsicWidth: Double? = nil,
@@ -101,13 +103,14 @@ public struct View: Equatable, Sendable {
                 hugging: AxisPriorities = AxisPriorities(horizontal: 250, vertical: 250),
                 compressionResistance: AxisPriorities = AxisPriorities(horizontal: 750, vertical: 750),
                 margins: Insets = .defaultMargins, firstBaseline: Double? = nil, lastBaseline: Double = 0,
-                stack: StackSpec? = nil) {
+                stack: StackSpec? = nil, text: TextSpec? = nil) {
         self.id = id; self.parent = parent; self.kind = kind; self.frame = frame
         self.hidden = hidden; self.alpha = alpha
         self.intrinsicWidth = intrinsicWidth; self.intrinsicHeight = intrinsicHeight
         self.hugging = hugging; self.compressionResistance = compressionResistance
         self.margins = margins; self.firstBaseline = firstBaseline; self.lastBaseline = lastBaseline
         self.stack = stack
+        self.text = text
     }
 
     public var isRoot: Bool { parent == nil }

@@ -65,6 +65,11 @@ public enum ProblemCode: String, CaseIterable, Sendable {
     // Stack views
     case invalidArrangement = "invalid_arrangement"
 
+    // Text that wraps
+    case conflictingFields = "conflicting_fields"
+    case notAscending = "not_ascending"
+    case emptyList = "empty_list"
+
     /// What the code means, in one line (for the docs and `GET /v1/problems`-style listings).
     public var meaning: String {
         switch self {
@@ -110,6 +115,9 @@ public enum ProblemCode: String, CaseIterable, Sendable {
         case .noCommonRoot: return "The views of one constraint share no root."
         case .solvedSizeInPredicate: return "A `when` predicate compares a size that is solved; only a root's input width/height may be compared."
         case .invalidArrangement: return "A stack's arranged view has another parent, is listed twice or by two stacks, or is the stack itself."
+        case .conflictingFields: return "Two fields that say the same thing: `text` with `heightForWidth`, or either with `intrinsicSize.height`."
+        case .notAscending: return "`heightForWidth` widths that do not ascend strictly."
+        case .emptyList: return "A list that needs at least one entry is empty (`text.wordWidths`, `heightForWidth`)."
         }
     }
 }

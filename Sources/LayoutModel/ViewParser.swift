@@ -21,11 +21,12 @@ struct ViewParser {
 
     static let fields: Set<String> = [
         "id", "parent", "kind", "frame", "hidden", "alpha", "intrinsicSize", "hugging",
-        "compressionResistance", "margins", "baseline", "stack",
+        "compressionResistance", "margins", "baseline", "stack", "text", "heightForWidth",
     ]
     /// Fields a layout guide cannot have: it has no intrinsic size, margins, baselines or visibility.
     /// (A stack view is a view: a guide cannot arrange views either.)
-    static let notForGuide: Set<String> = ["intrinsicSize", "margins", "baseline", "hidden", "alpha", "stack"]
+    static let notForGuide: Set<String> = ["intrinsicSize", "margins", "baseline", "hidden", "alpha", "stack",
+                                           "text", "heightForWidth"]
 
     static let frameKeys = ["x", "y", "width", "height"]
     static let sizeKeys = ["width", "height"]
@@ -251,12 +252,17 @@ struct ViewParser {
                 }
             case "stack":
                 view.stack = parseStack(value, at: docPointer(raw.pointer, key), id: view.id, known: known)
+            case "text":
+                view.text = parseText(value, at: docPointer(raw.pointer, key)) ?? view.text
+            case "heightForWidth":
+                view.text = parseHeightForWidth(value, at: docPointer(raw.pointer, key)) ?? view.text
             default:
                 let allowed = Self.fields.subtracting(raw.isArrayForm ? [] : ["id"]).sorted()
                 reader.report(docPointer(raw.pointer, key), .unknownField, "unknown view field '\(key)'; allowed: "
                               + allowed.joined(separator: ", "), suggestion: Suggestion.nearest(key, among: allowed))
             }
         }
+        if view.kind == .view { checkTextConflicts(o, at: raw.pointer) }
         return view
     }
 

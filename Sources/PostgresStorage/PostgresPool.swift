@@ -77,6 +77,9 @@ final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// Connections idle in the pool and lent out (or being made), for the daemon's metrics.
+    var counts: (idle: Int, inUse: Int) { lock.withLock { (idle.count, busy) } }
+
     /// Closes the idle connections and refuses new callers; lent ones close when given back.
     func close() {
         let dropped = lock.withLock {

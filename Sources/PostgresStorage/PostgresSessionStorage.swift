@@ -111,6 +111,16 @@ public final class PostgresSessionStorage: SessionStorage, @unchecked Sendable {
     /// The server process of the listening connection, 0 while none listens (tests stop it).
     var listenerBackendPID: Int32 { listener.backendPID }
 
+    /// The pool's connections (`idle`: connected and waiting, `inUse`: lent to a call or being
+    /// made) and its size, for `GET /metrics`; a lock taken for a moment, no I/O.
+    public var poolState: (idle: Int, inUse: Int, size: Int) {
+        let counts = pool.counts
+        return (counts.idle, counts.inUse, pool.size)
+    }
+
+    /// Whether the notification listener holds a connection listening now (`GET /metrics`).
+    public var listenerConnected: Bool { listener.backendPID != 0 }
+
     /// The buckets whose channels the listener listens on now (tests).
     var listenedBuckets: Set<Int> { listener.listenedBuckets }
 

@@ -23,7 +23,15 @@ final class SQLiteConnection {
         handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+        // Before any statement: the first ones an opener runs (`PRAGMA auto_vacuum`, the journal
+        // mode, the schema) take locks too, and without a handler SQLite answers SQLITE_BUSY at
+        // once when another process holds one (issue 33: `store check` on a live file failed
+        // within 10 ms with "database is locked").
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
     }
+
+    /// How long a statement waits for another connection's lock before it fails with SQLITE_BUSY.
+    static let busyTimeoutMilliseconds: Int32 = 5000
 
     deinit { close() }
 
@@ -95,10 +103,23 @@ final class SQLiteConnection {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return .corrupt(path: path, detail: "\(message) (SQLite code \(code))")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return .unavailable("\(path) is locked by another connection: \(message)")
+            return .unavailable("\(path) \(lockedPhrase): \(message)")
         default:
             return .io(path: path, detail: "\(message) (SQLite code \(code))")
         }
+    }
+
+    /// What a SQLITE_BUSY error says, which `StorageError.isSQLiteBusy` recognises.
+    static let lockedPhrase = "is locked by another connection"
+}
+
+extension StorageError {
+    /// Whether this is SQLite's SQLITE_BUSY/SQLITE_LOCKED past the busy timeout: another process
+    /// held a lock, and trying the whole transaction again later may succeed (`layoutd store`
+    /// retries it; the daemon answers 503 with `Retry-After`).
+    public var isSQLiteBusy: Bool {
+        guard case .unavailable(let why) = self else { return false }
+        return why.contains(SQLiteConnection.lockedPhrase)
     }
 }
 

@@ -93,16 +93,19 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         self.clock = clock
         try Self.makeParentDirectory(of: path)
         try SQLiteSchema.checkHeader(path: path)
+        let isNew = try Self.createPrivateFile(path)
         let w = try SQLiteConnection(path: path)
         // Incremental auto-vacuum only takes effect before the first table is made (new files);
         // `compact` then gives free pages back to the file system without rewriting the file.
-        try w.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        // Only then: on an existing file the pragma opens a write transaction (to rewrite the
+        // header), which a maintenance command on a live file would have to wait for (issue 33).
+        if isNew { try w.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         guard try w.texts("PRAGMA journal_mode = WAL").first == "wal" else {
             throw StorageError.io(path: path, detail: "SQLite could not switch the database to write-ahead-log mode")
         }
         try w.execute("PRAGMA synchronous = \(sync == .always ? "FULL" : "NORMAL")")
-        // Another process (`sqlite3 … .backup`, `layoutd store check`) may hold a lock briefly.
-        try w.execute("PRAGMA busy_timeout = 5000")
+        // Another process (`sqlite3 … .backup`, `layoutd store check`) may hold a lock briefly:
+        // every connection waits for it (`SQLiteConnection.busyTimeoutMilliseconds`).
         // After a checkpoint empties it, the log file is cut back to this size.
         try w.execute("PRAGMA journal_size_limit = 16777216")
         // The background thread copies the log into the file once a second; the writer itself
@@ -110,7 +113,6 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         try w.execute("PRAGMA wal_autocheckpoint = 4096")
         try SQLiteSchema.prepare(w, now: clock())
         let r = try SQLiteConnection(path: path)
-        try r.execute("PRAGMA busy_timeout = 5000")
         writer = w
         reader = Locked(r)
         guard let identity = Self.identity(of: path) else {
@@ -266,6 +268,23 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         }
     }
 
+    /// Creates the database file, mode 0600, when it is absent (SQLite would make it 0644 less the
+    /// umask; its `-wal` and `-shm` files take the database file's mode, so they are 0600 too).
+    /// Returns whether the file is new (absent or empty). An existing file keeps its mode.
+    static func createPrivateFile(_ path: String) throws(StorageError) -> Bool {
+        var info = stat()
+        if stat(path, &info) == 0 { return info.st_size == 0 }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return false }  // made meanwhile by another process
+            throw .io(path: path, detail: "cannot create the database file: \(String(cString: strerror(errno)))")
+        }
+        // The umask cannot widen 0600, but an odd one (0o177 aside) could narrow it to unusable.
+        _ = fchmod(fd, 0o600)
+        Glibc.close(fd)
+        return true
+    }
+
     private static func makeParentDirectory(of path: String) throws(StorageError) {
         var parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         guard !parts.isEmpty else { return }
@@ -273,7 +292,9 @@ public final class SQLiteSessionStorage: SessionStorage, @unchecked Sendable {
         if parts.first == "" { parts = parts.dropFirst() }
         for part in parts where !part.isEmpty {
             prefix += "/" + part
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            // 0700: the sessions are the tenants' documents (issue 33); an existing directory
+            // keeps its mode (the operator's choice).
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
                 throw .io(path: path, detail: "cannot create the directory \(prefix): \(String(cString: strerror(errno)))")
             }
         }

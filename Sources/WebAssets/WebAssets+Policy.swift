@@ -9,8 +9,9 @@ extension WebAssets {
     /// scripts are `/playground.js` and `/client.js` (no inline script, no eval), its only inline
     /// code is the `<style>` element, it talks to this daemon alone (`fetch`, `EventSource`) and
     /// draws inline SVG. Anything injected into the page could neither run nor send data away.
+    /// `img-src data:` is for its favicon, an inline SVG data URL (an image cannot run script).
     public static let playgroundPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        + "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        + "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// A picture's policy: an SVG opened by itself (the playground's render.svg link) may run
     /// nothing and load nothing; its styles are presentation attributes.

@@ -10,6 +10,7 @@ public enum WebAssets {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>layoutd playground</title>
+<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='6' fill='%23263238'/%3E%3Crect x='5' y='5' width='22' height='7' rx='1.5' fill='%2390caf9'/%3E%3Crect x='5' y='15' width='9' height='12' rx='1.5' fill='%2366bb6a'/%3E%3Crect x='17' y='15' width='10' height='12' rx='1.5' fill='%23ffb74d'/%3E%3C/svg%3E">
 <style>
   :root {
     --ink: #263238; --muted: #607d8b; --line: #cfd8dc; --bg: #f5f7f8; --panel: #ffffff;
@@ -20,9 +21,12 @@ public enum WebAssets {
   html, body { margin: 0; height: 100%; }
   body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: var(--ink);
          background: var(--bg); display: flex; flex-direction: column; }
-  header { display: flex; align-items: center; gap: 14px; padding: 8px 16px; background: #263238; color: #eceff1; }
+  header { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; padding: 8px 16px; background: #263238;
+           color: #eceff1; }
   header h1 { font-size: 16px; margin: 0; font-weight: 600; letter-spacing: .2px; }
-  header .chip { font-family: var(--mono); font-size: 12px; background: #37474f; padding: 2px 8px; border-radius: 10px; }
+  header .chip { font-family: var(--mono); font-size: 12px; background: #37474f; padding: 2px 8px; border-radius: 10px;
+                  max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  header nav { display: inline-flex; flex-wrap: wrap; gap: 4px 12px; }
   header a { color: #90caf9; font-size: 12px; }
   header .spacer { flex: 1; }
   #live { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; }
@@ -95,10 +99,26 @@ public enum WebAssets {
   #banner { display: none; margin-bottom: 8px; padding: 6px 10px; border-radius: 4px; background: #fff3e0;
             color: #e65100; font-size: 13px; }
   #banner.show { display: block; }
-  #apiKey { font: 12px var(--mono); width: 180px; padding: 2px 8px; border-radius: 10px; border: 1px solid #546e7a;
+  #apiKey { font: 12px var(--mono); width: 180px; max-width: 100%; padding: 2px 8px; border-radius: 10px; border: 1px solid #546e7a;
             background: #37474f; color: #eceff1; }
   #apiKey.needed { border-color: #ffb74d; box-shadow: 0 0 0 2px rgba(255, 183, 77, .5); }
-  @media (max-width: 1000px) { main { grid-template-columns: 1fr; } .editor-wrap { min-height: 320px; } }
+  #explain { margin-top: 8px; font-size: 12px; border: 1px solid var(--line); border-radius: 4px; padding: 6px 8px;
+             background: #fbfcfd; max-height: 180px; overflow: auto; }
+  #explain[hidden] { display: none; }
+  #explain h3 { font: 600 12px var(--mono); margin: 0 0 4px; }
+  #explain ul { list-style: none; margin: 0; padding: 0; }
+  #explain li { padding: 1px 0; overflow-wrap: anywhere; }
+  #explain code { font-family: var(--mono); }
+  /* Narrow windows (phones, tablets): one column, each pane as tall as its content and the page scrolls,
+     instead of three panes squeezed into the window's height (where the editor spilled over the drawing). */
+  @media (max-width: 1000px) {
+    html, body { height: auto; }
+    body { min-height: 100%; }
+    main { grid-template-columns: minmax(0, 1fr); flex: none; }
+    .editor-wrap { min-height: 320px; }
+    #stage { min-height: 280px; }
+    #log { max-height: 220px; }
+  }
 </style>
 </head>
 <body>
@@ -110,18 +130,20 @@ public enum WebAssets {
   <span class="spacer"></span>
   <input id="apiKey" type="password" placeholder="API key (if the server needs one)" autocomplete="off"
          spellcheck="false" aria-label="API key" title="Sent as Authorization: Bearer on every call; kept in this tab only (sessionStorage)">
-  <a id="svgLink" href="#" target="_blank" rel="noopener">render.svg</a>
+  <nav aria-label="links">
+  <a id="svgLink" href="#" target="_blank" rel="noopener" hidden>render.svg</a>
   <a href="/client.js" target="_blank" rel="noopener">client.js</a>
-  <a href="/schemas/layout-document.json" target="_blank" rel="noopener"
+  <a id="schemaLink" href="/schemas/layout-document.json" target="_blank" rel="noopener"
      title="JSON Schema of a layout document: give it to your editor to complete and check documents">schema</a>
-  <a href="/openapi.yaml" target="_blank" rel="noopener" title="OpenAPI 3.1 description of the API">openapi</a>
+  <a id="openapiLink" href="/openapi.yaml" target="_blank" rel="noopener" title="OpenAPI 3.1 description of the API (also /openapi.json)">openapi</a>
+  </nav>
 </header>
 <main>
   <section id="editorPane">
     <h2>Document</h2>
     <div class="toolbar">
-      <button class="primary" id="solveButton" title="PUT the document into the session (Ctrl+Enter)">Solve</button>
-      <button id="newButton" title="Start a new session with this document">New session</button>
+      <button class="primary" id="solveButton" title="Solve the document (Ctrl+Enter)">Solve</button>
+      <button id="shareButton" title="Store the document as a session and put its id in the URL, to share it">Share</button>
       <label class="check"><input type="checkbox" id="liveCheck" checked> check as I type</label>
       <span class="note" id="editorNote"></span>
     </div>
@@ -140,6 +162,7 @@ public enum WebAssets {
     </div>
     <div id="stage"><svg id="drawing" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="layout"></svg></div>
     <div id="visibility" aria-label="visibility"></div>
+    <div id="explain" hidden aria-live="polite"></div>
   </section>
   <aside>
     <h2>Diagnostics</h2>
@@ -211,8 +234,12 @@ const state = {
   sessionId: null, exists: false, revision: 0, doc: null, docRevision: 0,
   frames: new Map(), diagnostics: { broken: [], ambiguous: [], inactive: [] },
   dirty: false, unsubscribe: null, errors: [],
-  stats: { sseEvents: 0, opens: 0, patches: 0, puts: 0, draws: 0, refreshes: 0 },
+  stats: { sseEvents: 0, opens: 0, patches: 0, puts: 0, draws: 0, refreshes: 0, solves: 0, explains: 0 },
 };
+// Without a session (`sessionId` null) the page solves with POST /v1/solve and stores nothing: a visit
+// costs the server no session. "Share" makes one (PUT under a new id, `#id` in the URL); a visit with
+// `#id` opens that session, as the page always did.
+const shared = () => state.sessionId !== null;
 
 // ---- small helpers ----
 
@@ -525,7 +552,7 @@ function renderControls() {
   const f = root && state.frames.get(root.id);
   for (const [dim, slider, out] of [["width", "widthSlider", "widthOut"], ["height", "heightSlider", "heightOut"]]) {
     const s = $(slider);
-    s.disabled = !state.exists || !f;
+    s.disabled = (shared() && !state.exists) || !f;
     if (f && !dragging && !pendingSize && !sizeInFlight) {
       s.max = Math.max(1600, Math.ceil(f[dim] * 2));
       s.value = f[dim];
@@ -534,7 +561,8 @@ function renderControls() {
   }
   const box = $("visibility");
   const views = viewsOf(state.doc).filter((v) => v.parent && v.kind !== "guide");
-  const key = views.map((v) => v.id + ":" + !!v.hidden).join(",") + state.exists;
+  const enabled = shared() ? state.exists : !!state.doc;
+  const key = views.map((v) => v.id + ":" + !!v.hidden).join(",") + enabled;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.textContent = "";
@@ -544,7 +572,7 @@ function renderControls() {
     const input = document.createElement("input");
     input.type = "checkbox";
     input.checked = !v.hidden;
-    input.disabled = !state.exists;
+    input.disabled = !enabled;
     input.dataset.id = v.id;
     input.addEventListener("change", () => setHidden(v.id, !input.checked));
     label.append(input, document.createTextNode(v.id));
@@ -553,10 +581,15 @@ function renderControls() {
 }
 
 function renderHeader() {
-  $("sessionLabel").textContent = state.sessionId ? state.sessionId : "no session";
+  $("sessionLabel").textContent = state.sessionId ? state.sessionId : "not shared";
+  $("sessionLabel").title = state.sessionId ? "session id (also in the URL hash)"
+    : "solved with POST /v1/solve: nothing is stored until you press Share";
   $("revisionLabel").textContent = state.exists ? "rev " + state.revision : "rev –";
   renderSvgLink();
-  $("solveButton").textContent = state.exists ? "Solve" : "Solve (create session)";
+  $("solveButton").textContent = !shared() || state.exists ? "Solve" : "Solve (create session)";
+  $("shareButton").textContent = shared() ? "Copy link" : "Share";
+  $("shareButton").title = shared() ? "Copy this page's address (it names the session)"
+    : "Store the document as a session and put its id in the URL, to share it";
   $("editorNote").textContent = state.dirty ? "edited: Solve to apply" : "";
 }
 
@@ -565,6 +598,7 @@ function renderHeader() {
 let svgToken = null;  // {sessionId, token, renewAt}
 function renderSvgLink() {
   const link = $("svgLink");
+  link.hidden = !state.sessionId;
   if (!state.sessionId) { link.href = "#"; return; }
   if (!api.apiKey) { link.href = api.renderURL(state.sessionId); return; }
   const fresh = svgToken && svgToken.sessionId === state.sessionId && Date.now() < svgToken.renewAt;
@@ -605,8 +639,10 @@ function setKey(value) {
   $("apiKey").classList.remove("needed");
   $("banner").className = "";
   log(key ? "API key set (this tab only)" : "API key cleared");
-  // Everything again with the new key: the session (created when it is missing) and its stream.
+  // Everything again with the new key: the session (created when it is missing) and its stream, or
+  // the unshared document.
   if (state.sessionId) return loadSession();
+  return solveLocal();
 }
 
 // ---- applying answers ----
@@ -695,6 +731,55 @@ function editorDocument() {
   try { return { text, doc: JSON.parse(text) }; } catch { return { text, doc: undefined }; }
 }
 
+// ---- without a session: POST /v1/solve ----
+
+// Shows a solve's answer (absolute frames) for `doc`, the document it was solved from.
+function showSolved(doc, result) {
+  state.doc = doc;
+  state.frames = new Map(Object.entries(result.frames || {}));
+  state.diagnostics = result.diagnostics || { broken: [], ambiguous: [], inactive: [] };
+  renderHeader();
+  draw();
+}
+async function solveLocal() {
+  const { text, doc } = editorDocument();
+  state.stats.solves++;
+  try {
+    const r = await api.solve(text);
+    if (shared()) return;  // shared meanwhile: the session's answers rule now
+    showErrors(null);
+    state.dirty = $("editor").value !== text;
+    $("banner").className = "";
+    showSolved(doc, r);
+  } catch (e) {
+    handleFailure(e, "editor");
+  }
+}
+// A slider or a toggle without a session: the document changes here, in the editor too (unless the
+// text holds unsaved edits), and is solved again.
+async function changeLocal(patch) {
+  if (!state.doc) return;
+  const doc = mergePatch(state.doc, patch);
+  state.doc = doc;
+  if (!state.dirty) $("editor").value = pretty(doc);
+  state.stats.solves++;
+  try {
+    const r = await api.solve(doc);
+    if (!shared()) showSolved(doc, r);
+  } catch (e) { handleFailure(e, "solve"); }
+}
+async function share() {
+  if (shared()) {
+    try { await navigator.clipboard.writeText(location.href); log("link copied"); }
+    catch { log("copy the address bar to share this session"); }
+    return;
+  }
+  setSession(randomID(), { load: false });
+  await solveSession();
+  if (state.exists) log(`shared as #${state.sessionId}`);
+}
+function solve() { return shared() ? solveSession() : solveLocal(); }
+
 async function solveSession() {  // PUT the editor's document (creates or replaces the session)
   if (!state.sessionId) setSession(randomID(), { load: false });
   const { text } = editorDocument();
@@ -725,8 +810,11 @@ function checkSoon() {
     const seq = ++checkSeq;
     const { text } = editorDocument();
     try {
-      await api.solve(text);
-      if (seq === checkSeq) showErrors(null);
+      const r = await api.solve(text);
+      if (seq !== checkSeq) return;
+      showErrors(null);
+      // Without a session the check is the solve: draw it (the text parsed, or the server would have said).
+      if (!shared()) { state.dirty = false; renderHeader(); showSolved(JSON.parse(text), r); }
     } catch (e) {
       if (seq !== checkSeq) return;
       if (e instanceof LayoutdError && e.status === 401) needKey(e); else showErrors(e, "editor");
@@ -741,15 +829,17 @@ function setRootSize(size) {
 }
 async function sendSize() {
   const root = rootOf(state.doc);
-  if (!pendingSize || !root || !state.exists) { pendingSize = null; return; }
+  if (!pendingSize || !root || (shared() && !state.exists)) { pendingSize = null; return; }
   const frame = pendingSize;
   pendingSize = null;
   sizeInFlight = true;
-  await sendPatch({ views: { [root.id]: { frame } } }, "resize");
+  const patch = { views: { [root.id]: { frame } } };
+  if (shared()) await sendPatch(patch, "resize"); else await changeLocal(patch);
   sizeInFlight = false;
   if (pendingSize) sendSize(); else renderControls();
 }
 function setHidden(id, hidden) {
+  if (!shared()) return changeLocal({ views: { [id]: { hidden: hidden ? true : null } } });
   return sendPatch({ views: { [id]: { hidden: hidden ? true : null } } }, hidden ? `hide ${id}` : `show ${id}`);
 }
 async function sendPatch(patch, what) {
@@ -792,6 +882,12 @@ function subscribe() {
       if (e.status === 404) sessionGone("not found"); else handleFailure(e, "events");
     },
     onDeleted: (e) => { if (id === state.sessionId) sessionGone(e.reason === "expired" ? "expired" : "deleted"); },
+    // The daemon is stopping (event: shutdown): the client comes back after its hint.
+    onShutdown: (e) => {
+      if (id !== state.sessionId) return;
+      setLive("connecting");
+      log(`the server is restarting: reconnecting in ${((e && e.retry) || 1000) / 1000} s`);
+    },
   });
 }
 
@@ -826,16 +922,86 @@ async function loadSession() {
   }
 }
 
+// ---- explain on hover (sessions only) ----
+
+// Hovering a view of a session asks GET /v1/sessions/{id}/explain for its left, top, width and height:
+// the constraints that decide each value and the chain they come through. Asked only on hover (lazily),
+// once per view and revision. A daemon without the route answers 404: the box then stays hidden, quietly.
+const EXPLAINED = ["left", "top", "width", "height"];
+const explained = new Map();  // "id@revision/view" → the answers, or null when there are none
+let explainTimer = null, explaining = null;
+function explainSoon(view) {
+  clearTimeout(explainTimer);
+  explaining = view;
+  if (!view || !shared() || !state.exists) { hideExplain(); return; }
+  explainTimer = setTimeout(() => explain(view), 150);
+}
+function hideExplain() { $("explain").hidden = true; }
+async function explain(view) {
+  const key = `${state.sessionId}@${state.revision}/${view}`;
+  let answers = explained.get(key);
+  if (answers === undefined) {
+    answers = await fetchExplanations(state.sessionId, view);
+    explained.set(key, answers);
+    if (explained.size > 200) explained.delete(explained.keys().next().value);
+  }
+  if (explaining !== view) return;
+  if (answers) renderExplanations(view, answers); else hideExplain();
+}
+async function fetchExplanations(id, view) {
+  state.stats.explains++;
+  const headers = api.apiKey ? { Authorization: "Bearer " + api.apiKey } : {};
+  const one = async (attribute) => {
+    try {
+      const r = await fetch(`/v1/sessions/${encodeURIComponent(id)}/explain?view=${encodeURIComponent(view)}` +
+                            `&attribute=${attribute}`, { headers, cache: "no-store" });
+      return r.ok ? await r.json() : null;
+    } catch { return null; }
+  };
+  const answers = (await Promise.all(EXPLAINED.map(one))).filter((a) => a && typeof a === "object");
+  return answers.length ? answers : null;
+}
+function describeStep(step) {
+  if (typeof step === "string") return step;
+  if (step && typeof step === "object") return step.text || step.id || JSON.stringify(step);
+  return String(step);
+}
+function renderExplanations(view, answers) {
+  const box = $("explain");
+  box.textContent = "";
+  const title = document.createElement("h3");
+  title.textContent = view;
+  const ul = document.createElement("ul");
+  for (const a of answers) {
+    const li = document.createElement("li");
+    const value = typeof a.value === "number" ? +a.value.toFixed(2) : a.value;
+    const constraints = (a.constraints || []).map((c) => describeStep(c) +
+      (c && c.priority !== undefined && c.priority !== 1000 ? ` @${c.priority}` : ""));
+    const chain = Array.isArray(a.chain) && a.chain.length ? a.chain.map(describeStep).join(" → ") : "";
+    li.innerHTML = "<code></code> <span></span>";
+    li.firstChild.textContent = `${a.attribute || "?"} = ${value}${a.ambiguous ? " (ambiguous)" : ""}`;
+    li.lastChild.textContent = chain ? `← ${chain}` : constraints.length ? `← ${constraints.join("; ")}` : "";
+    ul.append(li);
+  }
+  box.append(title, ul);
+  box.hidden = false;
+}
+
 // ---- wiring ----
 
 $("editor").addEventListener("input", () => { state.dirty = true; renderHeader(); renderBackdrop(); checkSoon(); });
 $("editor").addEventListener("scroll", () => { $("backdrop").scrollTop = $("editor").scrollTop; $("backdrop").scrollLeft = $("editor").scrollLeft; });
 $("editor").addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); solveSession(); }
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); solve(); }
   if (e.key === "Tab") { e.preventDefault(); document.execCommand("insertText", false, "  "); }
 });
-$("solveButton").addEventListener("click", () => solveSession());
-$("newButton").addEventListener("click", () => { setSession(randomID(), { load: false }); solveSession(); });
+$("solveButton").addEventListener("click", () => solve());
+$("shareButton").addEventListener("click", () => share());
+$("drawing").addEventListener("mouseover", (e) => {
+  const box = e.target.closest && e.target.closest("rect.box");
+  if (box) explainSoon(box.dataset.id);
+});
+$("drawing").addEventListener("mouseleave", () => explainSoon(null));
 $("widthSlider").addEventListener("input", (e) => { $("widthOut").textContent = e.target.value; setRootSize({ width: +e.target.value }); });
 $("heightSlider").addEventListener("input", (e) => { $("heightOut").textContent = e.target.value; setRootSize({ height: +e.target.value }); });
 for (const id of ["widthSlider", "heightSlider"]) {
@@ -847,7 +1013,8 @@ $("apiKey").addEventListener("change", (e) => setKey(e.target.value));
 $("apiKey").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.target.blur(); } });
 $("svgLink").addEventListener("click", async (e) => {
   // A stale token would open a 401: get a fresh one first.
-  if (!api.apiKey || !state.sessionId || $("svgLink").getAttribute("href") !== "#") return;
+  if (!state.sessionId) { e.preventDefault(); return; }
+  if (!api.apiKey || $("svgLink").getAttribute("href") !== "#") return;
   e.preventDefault();
   await renewSvgToken();
   if (svgToken && svgToken.sessionId === state.sessionId) window.open(api.renderURL(state.sessionId, svgToken.token), "_blank", "noopener");
@@ -877,7 +1044,7 @@ async function start() {
   renderBackdrop();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) await setSession(fromHash);
-  else { setSession(randomID(), { load: false }); await solveSession(); }
+  else await solveLocal();
   window.playground.ready = true;
 }
 start();
@@ -896,11 +1063,14 @@ start();
 //
 // A daemon started with `--api-keys` wants a key on every `/v1/...` call (docs/http.md "Access control"):
 //   const api = new Layoutd("https://layout.example.com", { apiKey: "lk_…" });
-// The key goes only in the `Authorization: Bearer` header, never in a URL; streams then use `fetch`
-// (EventSource cannot send headers), and `<img src>` takes a short-lived token: renderURL(id, await
-// api.streamToken(id)).
+// The key goes only in the `Authorization: Bearer` header, never in a URL; `<img src>` takes a
+// short-lived token: renderURL(id, await api.streamToken(id)).
 //
-// One ES module, no dependencies: `fetch` and `EventSource`. Every method returns a promise of the
+// Frames on the page: applyFrames(frames, elements, { round: "device", animate: { duration: 150 } }),
+// or let a subscription do it: api.subscribe(id, null, { apply: { elements } }).
+//
+// One ES module, no dependencies: `fetch` (streams too, so that their errors have a status) and
+// `EventSource` where `fetch` cannot stream. Types: layoutd.d.ts; the package: package.json. Every method returns a promise of the
 // parsed JSON answer; a non-2xx answer rejects with a LayoutdError that carries the problem+json
 // body (`error.problem`, `error.status`, `error.errors`). The client remembers the last revision it
 // saw of each session (from `ETag` and bodies); `{ ifMatch: true }` sends it as `If-Match`.
@@ -1002,41 +1172,47 @@ export class Layoutd {
    * Follows the session's revisions over Server-Sent Events (GET /v1/sessions/{id}/events).
    * `onRevision({revision, all, frames, removed, diagnostics})` runs first with every frame (`all: true`),
    * then once per new revision with the frames that changed and the ids of views that went away.
-   * `options.onDeleted({id, reason})` runs when the session is deleted or expires (the subscription then
-   * ends); `options.onOpen()` each time a stream opens.
+   * `options.apply: {elements, round, animate}` applies each revision's frames to the elements first
+   * (`applyFrames`); `onRevision` may then be null.
    *
-   * Without `apiKey`, an `EventSource` (which reconnects by itself); `options.onError(event)` on its
-   * connection errors. With `apiKey`, `fetch` with the `Authorization` header, read as the same stream:
-   * it reconnects with back-off and `Last-Event-ID` when the stream ends, the network fails or the server
-   * answers 429 or 5xx, and stops for good on any other answer (401 a revoked key, 404 no such session);
-   * `options.onError(error)` gets a LayoutdError each time (`status` 0 for the network; `willRetry` says
-   * whether it reconnects). Returns a function that unsubscribes.
+   * The stream is read with `fetch` (with the key when there is one), so that a refused request is
+   * known for what it is: `options.onError(error)` gets a LayoutdError with the answer's `status` and
+   * `problem` (404 no such session, 401 a revoked key, 403, …), and the subscription stops; on 429,
+   * 5xx, a network failure or a stream that ends, it gets one with `willRetry: true` (`status` 0 for
+   * the network) and reconnects with back-off, sending `Last-Event-ID` to resume after the last
+   * revision seen. `options.onDeleted({id, reason})` runs when the session is deleted or expires
+   * (`event: deleted` / `event: expired`; the subscription then ends); `options.onShutdown({id, retry})`
+   * when the daemon announces it is stopping (`event: shutdown`): the subscription reconnects after
+   * `retry` ms, without reporting an error. `options.onOpen()` runs each time a stream opens.
+   *
+   * Where streaming `fetch` is missing, an `EventSource` (without a key only: it cannot send one);
+   * when it gives up, a GET of the session's frames finds out why, reported as above.
+   * Returns a function that unsubscribes.
    */
   subscribe(id, onRevision, options = {}) {
     const query = queryString({ coordinates: options.coordinates || this.coordinates });
     const url = this.baseURL + sessionPath(id) + "/events" + query;
-    const onEvent = (type, data, close) => {
+    const apply = options.apply;
+    const onEvent = (type, data, close, reconnectAfter) => {
       if (type === "revision") {
         const event = JSON.parse(data);
         this._remember(id, event.revision, event.all === true);
-        onRevision(event);
-      } else if (type === "deleted") {
+        if (apply) applyFrames(event.frames, apply.elements, apply);
+        if (onRevision) onRevision(event);
+      } else if (type === "deleted" || type === "expired") {
         close();
         this._revisions.delete(id);
-        if (options.onDeleted) options.onDeleted(JSON.parse(data));
+        const event = parseEventData(data, id);
+        if (options.onDeleted) options.onDeleted({ ...event, reason: event.reason || type });
+      } else if (type === "shutdown") {
+        const event = parseEventData(data, id);
+        const retry = Number.isFinite(event.retry) && event.retry >= 0 ? event.retry : 1000;
+        if (options.onShutdown) options.onShutdown({ ...event, retry });
+        reconnectAfter(retry);
       }
     };
-    if (this.apiKey) return this._fetchStream(url, onEvent, options);
-    const source = new EventSource(url);
-    const close = () => source.close();
-    for (const type of ["revision", "deleted"]) {
-      source.addEventListener(type, (event) => onEvent(type, event.data, close));
-    }
-    source.addEventListener("error", (event) => {
-      if (options.onError) options.onError(event);
-    });
-    if (options.onOpen) source.addEventListener("open", options.onOpen);
-    return close;
+    if (streamingFetch() || this.apiKey) return this._fetchStream(url, onEvent, options);
+    return this._eventSource(id, url, onEvent, options);
   }
 
   // -- internals --
@@ -1054,10 +1230,18 @@ export class Layoutd {
   // back-off that grows while the server keeps failing, and an end on answers that will not change.
   _fetchStream(url, onEvent, options) {
     let closed = false, controller = null, timer = null, lastEventID = null, baseDelay = 1000, failures = 0;
+    let announced = false;  // the server said it is shutting down: its end of stream is expected
     const close = () => {
       closed = true;
       clearTimeout(timer);
       if (controller) controller.abort();
+    };
+    // `event: shutdown`: drop this stream and come back after the server's hint, without an error.
+    const reconnectAfter = (ms) => {
+      announced = true;
+      clearTimeout(timer);
+      if (controller) controller.abort();
+      timer = setTimeout(() => { announced = false; connect(); }, ms);
     };
     const fail = (error, willRetry, retryAfterSeconds) => {
       error.willRetry = willRetry;
@@ -1073,13 +1257,14 @@ export class Layoutd {
     const connect = async () => {
       if (closed) return;
       controller = new AbortController();
-      const headers = { Accept: "text/event-stream", Authorization: "Bearer " + this.apiKey };
+      const headers = { Accept: "text/event-stream" };
+      if (this.apiKey) headers["Authorization"] = "Bearer " + this.apiKey;
       if (lastEventID !== null) headers["Last-Event-ID"] = lastEventID;
       let response;
       try {
         response = await fetch(url, { headers, cache: "no-store", signal: controller.signal });
       } catch (e) {
-        if (!closed) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
+        if (!closed && !announced) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
         return;
       }
       if (!response.ok || !response.body) {
@@ -1093,7 +1278,7 @@ export class Layoutd {
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = sseParser((type, data, id) => {
         if (id !== undefined) lastEventID = id;
-        if (!closed) onEvent(type, data, close);
+        if (!closed && !announced) onEvent(type, data, close, reconnectAfter);
       }, (ms) => { baseDelay = ms; });
       try {
         for (;;) {
@@ -1102,11 +1287,54 @@ export class Layoutd {
           parser(value);
         }
       } catch (e) {
-        if (closed) return;  // close() aborted the read
+        if (closed || announced) return;  // close() or a shutdown aborted the read
       }
-      if (!closed) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
+      if (!closed && !announced) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
     };
     connect();
+    return close;
+  }
+
+  // The fallback where `fetch` cannot stream: EventSource reconnects by itself (with Last-Event-ID)
+  // but hides the status of a refused request, so when it gives up (readyState CLOSED) a plain GET
+  // of the session's frames finds the answer and its problem.
+  _eventSource(id, url, onEvent, options) {
+    let source = null, closed = false, timer = null;
+    const close = () => {
+      closed = true;
+      clearTimeout(timer);
+      if (source) source.close();
+    };
+    const open = () => {
+      if (closed) return;
+      source = new EventSource(url);
+      const reconnectAfter = (ms) => {
+        source.close();
+        timer = setTimeout(open, ms);
+      };
+      for (const type of ["revision", "deleted", "expired", "shutdown"]) {
+        source.addEventListener(type, (event) => { if (!closed) onEvent(type, event.data, close, reconnectAfter); });
+      }
+      source.addEventListener("open", () => { if (options.onOpen) options.onOpen(); });
+      source.addEventListener("error", async () => {
+        if (closed) return;
+        if (source.readyState !== EventSource.CLOSED) {
+          if (options.onError) options.onError(Object.assign(new LayoutdError(0, streamProblem("the event stream was interrupted")), { willRetry: true }));
+          return;
+        }
+        let error;
+        try {
+          await this.frames(id);
+          error = new LayoutdError(0, streamProblem("the event stream was refused"));
+        } catch (e) {
+          error = e instanceof LayoutdError ? e : new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message));
+        }
+        closed = true;
+        error.willRetry = false;
+        if (options.onError) options.onError(error);
+      });
+    };
+    open();
     return close;
   }
 
@@ -1143,6 +1371,67 @@ export class Layoutd {
     if (match) this._remember(sessionID, Number(match[1]), true);
     else if (json && typeof json.revision === "number") this._remember(sessionID, json.revision, true);
     return json;
+  }
+}
+
+/**
+ * Positions elements absolutely from frames: `left`, `top`, `width`, `height` in CSS pixels, with
+ * `box-sizing: border-box` and no margin, so that the border box is the frame. Frames are
+ * parent-relative by default: nest the elements as the views are nested and put the root's element
+ * in a positioned container (or subscribe with `coordinates: "absolute"` and keep them flat).
+ * `elements`: an object or Map from view id to element, or a function id → element; ids without an
+ * element are skipped. `options.round: "device"` rounds each edge to device pixels
+ * (`window.devicePixelRatio`); `options.animate: {duration, easing}` animates from the frame applied
+ * before (Web Animations API; where it is missing, the frame is set at once). Returns how many
+ * elements it positioned.
+ */
+export function applyFrames(frames, elements, options = {}) {
+  const lookup = typeof elements === "function" ? elements
+    : elements instanceof Map ? (id) => elements.get(id)
+    : (id) => (Object.prototype.hasOwnProperty.call(elements, id) ? elements[id] : undefined);
+  const ratio = options.round === "device" ? Number(globalThis.devicePixelRatio) || 1 : 0;
+  // Edges, not sizes, are rounded: two views that share an edge still share it after rounding, and a
+  // child's offsets add up to a device pixel because its parent's do.
+  const snap = (v) => (ratio ? Math.round(v * ratio) / ratio : v);
+  const animate = options.animate && options.animate.duration > 0 ? options.animate : null;
+  let count = 0;
+  for (const [id, frame] of Object.entries(frames || {})) {
+    const element = lookup(id);
+    if (!element || !element.style) continue;
+    const left = snap(frame.x), top = snap(frame.y);
+    const next = { left, top, width: Math.max(0, snap(frame.x + frame.width) - left), height: Math.max(0, snap(frame.y + frame.height) - top) };
+    const previous = appliedFrames.get(element);
+    const style = element.style;
+    style.position = "absolute";
+    style.boxSizing = "border-box";
+    style.margin = "0";
+    for (const key of ["left", "top", "width", "height"]) style[key] = next[key] + "px";
+    appliedFrames.set(element, next);
+    count++;
+    if (animate && previous && typeof element.animate === "function" &&
+        ["left", "top", "width", "height"].some((key) => previous[key] !== next[key])) {
+      const keyframe = (f) => ({ left: f.left + "px", top: f.top + "px", width: f.width + "px", height: f.height + "px" });
+      element.animate([keyframe(previous), keyframe(next)], { duration: animate.duration, easing: animate.easing || "ease-out" });
+    }
+  }
+  return count;
+}
+
+// The frame each element was last given, the start of its next animation.
+const appliedFrames = new WeakMap();
+
+// Whether `fetch` can read a body as a stream of text (EventSource is the fallback otherwise).
+function streamingFetch() {
+  return typeof fetch === "function" && typeof ReadableStream === "function" && typeof TextDecoderStream === "function" &&
+    typeof Response === "function" && "body" in Response.prototype;
+}
+
+function parseEventData(data, id) {
+  try {
+    const value = JSON.parse(data);
+    return value && typeof value === "object" ? { id, ...value } : { id };
+  } catch {
+    return { id };
   }
 }
 

@@ -27,6 +27,8 @@ struct LayoutBench: ParsableCommand {
                            Foundation's JSONSerialization, Foundation's JSONDecoder
           stack-hide       hide and show arranged views of a vertical stack as long as the
                            document (at most 2,000), against a fresh solve (StackBench.swift)
+          text-resize      resize the root of a page of wrapped labels (at most 1,000), against
+                           a fresh solve (TextBench.swift)
         checksum = Σ over views of x + y (relative to the parent) + width + height.
         `layout-bench store` times the SQLite session store instead (see its --help).
         """,
@@ -49,6 +51,8 @@ struct LayoutBench: ParsableCommand {
     var warmOther = false
     @Option(help: "Only time DocumentParser.parse (the parse case, ParseBench.swift) this many times.")
     var parseOnly: Int?
+    @Option(help: "Only run the profile case (ProfileBench.swift: the cold pipeline's phases and the tableau's rows by kind) this many times.")
+    var profileOnly: Int?
 
     func run() throws {
         guard let bundle else { throw ValidationError("Missing expected argument '--bundle <bundle>'") }
@@ -63,6 +67,7 @@ struct LayoutBench: ParsableCommand {
         }
         let views = document.views.count
         if let parseOnly { return try parseCase(documentJSON, workload: workload, views: views, reps: parseOnly) }
+        if let profileOnly { return try profileCase(documentJSON, workload: workload, views: views, reps: profileOnly) }
         let reps = buildReps ?? (views <= 200 ? 20 : views <= 2000 ? 5 : 3)
 
         var builds: [Double] = []
@@ -141,6 +146,7 @@ struct LayoutBench: ParsableCommand {
         let patch = Array(#"{"constraints":{"c1":{"constant":12}}}"#.utf8)
         try jsonParsers(document: text, patch: patch, workload: workload, views: views)
         try stackHide(workload: workload, views: views)
+        try textResize(workload: workload, views: views)
     }
 
     func checksum(_ s: LayoutSystem) -> Double {

@@ -6,9 +6,13 @@ import Primitives
 
 /// One log line per request, appended to the log sink's buffer (written out by its own thread):
 ///
-///     text: 2026-11-26T15:36:49.123Z info access : GET /healthz 200 0.041ms id=5f0c6e1a9b2d4c70
+///     text: 2026-11-26T15:36:49.123Z info access : GET /healthz 200 0.041ms id=5f0c6e1a9b2d4c70 client=10.1.2.3
 ///     json: {"time":"…","level":"info","logger":"access","method":"GET","path":"/healthz",
-///            "status":200,"duration_ms":0.041,"bytes":27,"session":null,"request_id":"5f0c6e1a9b2d4c70"}
+///            "status":200,"duration_ms":0.041,"bytes":27,"session":null,"request_id":"5f0c6e1a9b2d4c70",
+///            "key":null,"client":"10.1.2.3"}
+///
+/// `client` is the peer's address, or the one a trusted proxy's `X-Forwarded-For` names
+/// (`TrustedProxies`); then the proxy's own address follows as `peer`.
 ///
 /// The duration is the time spent producing the answer (an offloaded answer's wait for a thread
 /// included); the request id is the answer's `X-Request-Id` (the client's, or the one the API made;
@@ -20,21 +24,21 @@ enum AccessLog {
     /// `respond` with a log line after each answer; `respond` itself when the log level drops
     /// `info` (then a request costs no clock reads and no line).
     static func wrap(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse, sink: LogSink,
-                     level: Logger.Level) -> HTTPHandler {
+                     level: Logger.Level, proxies: TrustedProxies = TrustedProxies([])) -> HTTPHandler {
         guard level <= .info else { return respond }
         return { request in
             let started = MonotonicTime.now
             let response = respond(request)
             if case .offloaded(let work) = response {
                 // Logged when the work is done.
-                return .offloaded { logged(work(), for: request, started: started, sink: sink) }
+                return .offloaded { logged(work(), for: request, started: started, sink: sink, proxies: proxies) }
             }
-            return logged(response, for: request, started: started, sink: sink)
+            return logged(response, for: request, started: started, sink: sink, proxies: proxies)
         }
     }
 
     private static func logged(_ response: HTTPResponse, for request: HTTPRequest, started: MonotonicTime,
-                               sink: LogSink) -> HTTPResponse {
+                               sink: LogSink, proxies: TrustedProxies) -> HTTPResponse {
         let elapsed = MonotonicTime.now - started
         let status = response.head?.status ?? 0
         var isStream = false
@@ -43,6 +47,9 @@ enum AccessLog {
         let requestID = response.head.flatMap(requestID(of:))
         let keyName = response.head?.logNote
         let path = shortenedSessionID(inPath: request.path)
+        let peer = request.remoteAddress
+        let client = proxies.blocks.isEmpty ? peer
+            : proxies.client(peer: peer, forwardedFor: request.headers(named: "X-Forwarded-For"))
         sink.line(level: .info, label: label) { out in
             switch sink.format {
             case .text:
@@ -64,6 +71,15 @@ enum AccessLog {
                     // A key's name is [A-Za-z0-9._-] (the keys file refuses others): nothing to escape.
                     out.append(contentsOf: " key=".utf8)
                     out.append(contentsOf: keyName.utf8)
+                }
+                if !client.isEmpty {
+                    // A numeric address (the peer's, or one `AddressBlock` parsed): nothing to escape.
+                    out.append(contentsOf: " client=".utf8)
+                    out.append(contentsOf: client.utf8)
+                    if client != peer {
+                        out.append(contentsOf: " peer=".utf8)
+                        out.append(contentsOf: peer.utf8)
+                    }
                 }
             case .json:
                 out.append(contentsOf: #","method":"#.utf8)
@@ -87,6 +103,12 @@ enum AccessLog {
                 if let requestID { appendJSONString(requestID, to: &out) } else { out.append(contentsOf: "null".utf8) }
                 out.append(contentsOf: #","key":"#.utf8)
                 if let keyName { appendJSONString(keyName, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                out.append(contentsOf: #","client":"#.utf8)
+                if client.isEmpty { out.append(contentsOf: "null".utf8) } else { appendJSONString(client, to: &out) }
+                if client != peer {
+                    out.append(contentsOf: #","peer":"#.utf8)
+                    appendJSONString(peer, to: &out)
+                }
             }
         }
         return response

@@ -54,7 +54,8 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Most open event streams on one session (429 beyond) and over all sessions (503 beyond).
     var maxSubscribersPerSession = 100
     var maxSubscribers = 1_000
-    /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, or `*`); empty: no CORS.
+    /// Origins allowed to call the API from a browser (exact `scheme://host[:port]`, `scheme://host:*`
+    /// for any port, or `*`); empty: no CORS.
     var corsOrigins: [String] = []
 
     // The session store (issue 21, docs/operations.md).
@@ -72,12 +73,20 @@ struct DaemonConfiguration: Equatable, Sendable {
     /// Serve a non-loopback `host` without keys, deliberately (Redis's protected mode, turned off).
     var allowAnonymous = false
 
+    // Logs an operator can use (issue 33, docs/operations.md "Logs").
+    /// The file log lines go to, opened again on SIGHUP; empty: standard error.
+    var logFile = ""
+    /// Addresses and CIDR blocks of proxies whose `X-Forwarded-For` names the client in the access
+    /// log (`TrustedProxies`); empty: the peer's address is the client's.
+    var trustedProxies: [String] = []
+
     /// The keys a configuration file may hold, in the order `jsonText` writes them.
     static let keys = [
         "host", "port", "threads", "maxBodyBytes", "maxHeaderBytes", "timeoutSeconds",
         "requestDeadlineSeconds", "maxConnections", "shutdownGraceSeconds", "backlog", "logLevel", "logFormat", "lockDirectory",
         "maxViews", "maxConstraints", "maxSessions", "maxResidentSessions", "maxResidentBytes", "sessionIdleTimeoutSeconds",
         "maxSubscribersPerSession", "maxSubscribers", "corsOrigins", "store", "sync", "apiKeysFile", "allowAnonymous",
+        "logFile", "trustedProxies",
     ]
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
@@ -132,6 +141,8 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "sync": sync = try value.string()
         case "apiKeysFile": apiKeysFile = try value.string()
         case "allowAnonymous": allowAnonymous = try value.boolean()
+        case "logFile": logFile = try value.string()
+        case "trustedProxies": trustedProxies = try value.strings()
         default:
             throw ConfigurationError(
                 "unknown setting '\(key)' (known settings: \(Self.keys.joined(separator: ", ")))")
@@ -190,30 +201,21 @@ struct DaemonConfiguration: Equatable, Sendable {
         case "corsOrigins":
             for origin in corsOrigins where !Self.isValidOrigin(origin) {
                 return "corsOrigins: '\(origin)' is not an origin: write scheme://host[:port] without a path "
-                    + "or a trailing '/' (e.g. https://app.example:8443), or * for any origin"
+                    + "or a trailing '/' (e.g. https://app.example:8443), scheme://host:* for any port "
+                    + "(e.g. http://localhost:*), or * for any origin"
+            }
+        case "trustedProxies":
+            for entry in trustedProxies where AddressBlock(entry) == nil {
+                return "trustedProxies: '\(entry)' is not an IP address or CIDR block (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)"
             }
         default: break
         }
         return nil
     }
 
-    /// `*`, or `scheme://host[:port]` with nothing after the host and port (browsers send `Origin`
-    /// that way, so anything else would never match).
-    static func isValidOrigin(_ origin: String) -> Bool {
-        if origin == "*" { return true }
-        guard let separator = origin.range(of: "://") else { return false }
-        let scheme = Array(origin[..<separator.lowerBound].utf8)
-        let authority = Array(origin[separator.upperBound...].utf8)
-        func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
-        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-        guard let first = scheme.first, isLetter(first),
-              scheme.allSatisfy({ isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-")
-                  || $0 == UInt8(ascii: ".") }) else { return false }
-        // Printable ASCII, without the characters that would start a path, query or fragment.
-        return !authority.isEmpty && authority.allSatisfy { c in
-            c > 0x20 && c < 0x7F && c != UInt8(ascii: "/") && c != UInt8(ascii: "?") && c != UInt8(ascii: "#")
-        }
-    }
+    /// `*`, `scheme://host[:port]` with nothing after the host and port (browsers send `Origin`
+    /// that way, so anything else would never match), or `scheme://host:*` (any port).
+    static func isValidOrigin(_ origin: String) -> Bool { CORS.isPattern(origin) }
 
     /// Where sessions are kept, read from `store`; nil when it names no supported store.
     enum StoreLocation: Equatable { case memory, sqlite(path: String), postgres(url: String) }
@@ -284,6 +286,8 @@ struct DaemonConfiguration: Equatable, Sendable {
             "sync": jsonString(sync),
             "apiKeysFile": jsonString(apiKeysFile),
             "allowAnonymous": allowAnonymous ? "true" : "false",
+            "logFile": jsonString(logFile),
+            "trustedProxies": "[" + trustedProxies.map(jsonString).joined(separator: ", ") + "]",
         ]
         let lines = Self.keys.map { "  \(jsonString($0)): \(values[$0]!)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}"

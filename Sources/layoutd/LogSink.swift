@@ -9,44 +9,94 @@ enum LogFormat: String, CaseIterable, Sendable {
     case text, json
 }
 
-/// Where the daemon's log lines go: standard error, through a buffer that a thread of its own
-/// writes out.
+/// Where the daemon's log lines go: standard error (the default) or a file (`--log-file`),
+/// through a buffer that a thread of its own writes out.
 ///
 /// An access log line per request written with its own `write(2)` (and formatted by swift-log's
 /// stream handler) cost about a third of a small request's CPU. Here a request only appends its
 /// line to a buffer under a lock; the writer thread empties the buffer at least every
 /// `flushInterval`, sooner when it holds `flushBytes`. Lines through `swift-log` (start-up, warnings,
-/// errors: a few per run) are written at once, with everything buffered before them, so the log
-/// keeps its order. `close()` writes what is left (the daemon calls it on every exit path,
-/// SIGTERM included); a `kill -9` loses at most the last `flushInterval` of access lines.
+/// errors) wake the writer at once rather than write on the caller's thread: the caller may be an
+/// event loop, and a log file on a slow or full disk must never stall one (issue 33). One buffer
+/// for every line keeps the log in order. `close()` writes what is left (the daemon calls it on
+/// every exit path, SIGTERM included); a `kill -9` loses at most the last `flushInterval` of lines.
+///
+/// With a file, `reopen()` (SIGHUP: logrotate's `postrotate`) opens the path again and moves the
+/// writer to it between two batches: the renamed file gets no line after the reopen.
 final class LogSink: @unchecked Sendable {
     static let flushBytes = 64 << 10
     static let flushInterval = 0.5
+    /// Most bytes waiting for the writer: beyond, lines are dropped (and counted) rather than let a
+    /// log that cannot be written (a stalled disk) take the process's memory.
+    static let maxPendingBytes = 64 << 20
 
     let format: LogFormat
-    private let fd: Int32
-    /// Guards `pending`, `stopping` and the timestamp cache; the writer waits on its condition.
+    /// The file lines go to; nil: standard error.
+    let path: String?
+    /// Guarded by `writeLock` (swapped by `reopen`).
+    private var fd: Int32
+    /// Guards `pending`, `urgent`, `stopping`, `dropped` and the timestamp cache; the writer waits on its condition.
     private let lock = PThreadLock()
     private var pending: [UInt8] = []
+    /// A line asked to be written without waiting for the interval.
+    private var urgent = false
     private var stopping = false
+    /// Lines dropped since the writer last said so (`maxPendingBytes`).
+    private var dropped = 0
     private var clock = WallClockText()
     /// Held while bytes are written, so that batches reach the descriptor in the order taken.
     private let writeLock = PThreadLock()
     private let done = DispatchSemaphore(value: 0)
 
-    init(format: LogFormat, fd: Int32 = STDERR_FILENO) {
+    /// Lines to standard error, or to the file at `path` (appended to; made 0640 if missing).
+    /// Throws `LogFileError` when the file cannot be opened.
+    init(format: LogFormat, path: String? = nil) throws(LogFileError) {
         self.format = format
-        self.fd = fd
+        self.path = path
+        if let path {
+            fd = try Self.open(path)
+        } else {
+            fd = STDERR_FILENO
+        }
         pending.reserveCapacity(Self.flushBytes * 2)
         let thread = Thread { [self] in writeLoop() }
         thread.name = "layoutd-log"
         thread.start()
     }
 
+    private static func open(_ path: String) throws(LogFileError) -> Int32 {
+        let fd = Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw LogFileError(path: path, code: errno) }
+        return fd
+    }
+
+    /// Opens `path` again (after logrotate renamed it) and sends the next lines there; what was
+    /// buffered before goes to the old file first. Nil when done (or without a file), else why not:
+    /// then the old descriptor is kept, so no line is lost.
+    func reopen() -> LogFileError? {
+        guard let path else { return nil }
+        let fresh: Int32
+        do throws(LogFileError) { fresh = try Self.open(path) } catch { return error }
+        writeLock.withLock {
+            var batch: [UInt8] = []
+            lock.withLock { swap(&batch, &pending) }
+            writeAll(batch)
+            let old = fd
+            fd = fresh
+            Foundation.close(old)
+        }
+        return nil
+    }
+
     /// Appends one line: the timestamp first (text: `time level label : `; JSON: `{"time":…,`), then
-    /// what `body` writes, then the end of the line. `now` writes it out before returning.
+    /// what `body` writes, then the end of the line. `now` wakes the writer at once (the line is
+    /// written within a moment, on the writer's thread, never on the caller's).
     func line(level: Logger.Level, label: String, now: Bool = false, _ body: (inout [UInt8]) -> Void) {
-        lock.withLock {
+        let writerGone = lock.withLock { () -> Bool in
+            guard pending.count < Self.maxPendingBytes else {
+                dropped += 1
+                return false
+            }
             if format == .json { pending.append(contentsOf: #"{"time":""#.utf8) }
             clock.append(to: &pending)
             switch format {
@@ -66,12 +116,36 @@ final class LogSink: @unchecked Sendable {
                 body(&pending)
                 pending.append(contentsOf: "}\n".utf8)
             }
-            if pending.count >= Self.flushBytes { lock.signal() }
+            if now { urgent = true }
+            if now || pending.count >= Self.flushBytes { lock.signal() }
+            return stopping
         }
-        if now { flush() }
+        // After `close()` (the last lines of an exit, no event loop left): written here.
+        if now && writerGone { flush() }
     }
 
-    /// Writes everything appended so far.
+    /// A start-up line whatever the log level (`layoutd listening on …`, `layoutd: error: …`):
+    /// as `text` itself in the text format (scripts read these lines as they are), as a JSON line
+    /// with `message` in the JSON format (every line of a JSON log is JSON, issue 33). Woken at once.
+    func startup(level: Logger.Level, text: String, message: String) {
+        if format == .text {
+            let writerGone = lock.withLock { () -> Bool in
+                pending.append(contentsOf: text.utf8)
+                pending.append(0x0A)
+                urgent = true
+                lock.signal()
+                return stopping
+            }
+            if writerGone { flush() }
+            return
+        }
+        line(level: level, label: "layoutd", now: true) { out in
+            out.append(contentsOf: #","message":"#.utf8)
+            appendJSONString(message, to: &out)
+        }
+    }
+
+    /// Writes everything appended so far, on the caller's thread (exit paths only).
     func flush() {
         writeLock.withLock {
             var batch: [UInt8] = []
@@ -80,7 +154,7 @@ final class LogSink: @unchecked Sendable {
         }
     }
 
-    /// Writes what is left and stops the writer thread; lines appended later are written at once.
+    /// Writes what is left and stops the writer thread; `now` lines appended later are written at once.
     func close() {
         let first = lock.withLock {
             defer { stopping = true; lock.signal() }
@@ -92,9 +166,22 @@ final class LogSink: @unchecked Sendable {
 
     private func writeLoop() {
         while true {
-            let stop = lock.withLock {
-                if pending.count < Self.flushBytes && !stopping { lock.wait(seconds: Self.flushInterval) }
-                return stopping
+            let (stop, lost) = lock.withLock {
+                if pending.count < Self.flushBytes && !stopping && !urgent { lock.wait(seconds: Self.flushInterval) }
+                urgent = false
+                defer { dropped = 0 }
+                return (stopping, dropped)
+            }
+            if lost > 0 {
+                line(level: .warning, label: "layoutd") { out in
+                    let text = "\(lost) log line(s) dropped: the log could not be written as fast as lines came"
+                    if format == .json {
+                        out.append(contentsOf: #","message":"#.utf8)
+                        appendJSONString(text, to: &out)
+                    } else {
+                        out.append(contentsOf: text.utf8)
+                    }
+                }
             }
             flush()
             if stop { break }
@@ -111,6 +198,13 @@ final class LogSink: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The log file could not be opened: `path` and the system's reason.
+struct LogFileError: Error, CustomStringConvertible {
+    let path: String
+    let code: Int32
+    var description: String { "cannot open the log file \(path): \(String(cString: strerror(code)))" }
 }
 
 /// `2026-11-26T15:36:49.123Z` for the current wall-clock time (UTC). The part up to the seconds is
@@ -147,7 +241,7 @@ func appendJSONString(_ text: String, to out: inout [UInt8]) {
     out.append(contentsOf: writer.bytes)
 }
 
-/// swift-log's handler for the daemon: lines in the sink's format, written at once.
+/// swift-log's handler for the daemon: lines in the sink's format, the writer woken at once.
 struct SinkLogHandler: LogHandler {
     let sink: LogSink
     let label: String

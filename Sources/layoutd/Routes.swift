@@ -26,9 +26,10 @@ struct Router: Sendable {
 
     /// `onStoreEvent`: where the API's reports about its store go (the daemon's log).
     init(configuration: DaemonConfiguration, storage: (any SessionStorage)? = nil, access: AccessPolicy? = nil,
-         onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil) {
+         onStoreEvent: (@Sendable (StoreEvent) -> Void)? = nil, onRefusedOrigin: (@Sendable (String) -> Void)? = nil) {
         var api = configuration.apiConfiguration
         api.onStoreEvent = onStoreEvent
+        api.onRefusedOrigin = onRefusedOrigin
         api.access = access
         self.init(api: LayoutAPI(configuration: api, storage: storage),
                   connectionTimeoutSeconds: configuration.timeoutSeconds)
@@ -82,7 +83,12 @@ struct Router: Sendable {
             tenantMetrics.record(tenant: tenant, status: reply.status, rateLimited: limited)
         }
         // SSE seam: streamed answers are converted here, before the plain conversion below.
-        var response = reply.stream.map { events in sseResponse(reply) { stream in events.open(StreamSink(stream: stream)) } }
+        var response = reply.stream.map { events in
+            sseResponse(reply) { stream in
+                if let last = events.shutdown { stream.setFarewell(last.bytes) }
+                events.open(StreamSink(stream: stream))
+            }
+        }
             ?? Router.httpResponse(reply)
         if let keyName = reply.keyName { response.setLogNote(keyName) }
         return response

@@ -42,19 +42,3 @@ extension Serve {
             : "access control: none (loopback only)"
     }
 }
-
-/// Reads the keys file again on SIGHUP (the file's watcher sees a change within a second anyway;
-/// the signal is for operators and configuration managers that expect it).
-final class KeysReloadSignal {
-    private let source: DispatchSourceSignal
-
-    init(keys: KeyRing) {
-        // The default action of SIGHUP ends the process: ignored first, then watched.
-        signal(SIGHUP, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "layoutd.sighup"))
-        source.setEventHandler { keys.reload() }
-        source.resume()
-    }
-
-    func stop() { source.cancel() }
-}

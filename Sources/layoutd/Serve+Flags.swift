@@ -28,6 +28,8 @@ extension Serve {
             ("store", "--store", store.map { redactedStoreURL($0) }),
             ("sync", "--sync", sync),
             ("apiKeysFile", "--api-keys", apiKeys),
+            ("logFile", "--log-file", logFile),
+            ("trustedProxies", "--trusted-proxy", trustedProxies.isEmpty ? nil : trustedProxies.joined(separator: " ")),
         ]
         return all.compactMap { key, flag, value in value.map { (key, flag, $0) } }
     }

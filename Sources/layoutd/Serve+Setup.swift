@@ -53,7 +53,11 @@ extension Serve {
         guard case .sqlite(let path)? = settings.storeLocation else { return nil }
         // The directory as SQLiteSessionStorage would make it; a failure is its to report.
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        // 0700, as SQLiteSessionStorage makes it: the sessions are tenants' documents (issue 33).
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+        }
         var base = path
         if let resolved = realpath(path, nil) {
             base = String(cString: resolved)

@@ -22,13 +22,14 @@ struct Serve: ParsableCommand {
             the settings below in camelCase (host, port, threads, maxBodyBytes, maxHeaderBytes, \
             timeoutSeconds, requestDeadlineSeconds, maxConnections, shutdownGraceSeconds, backlog, logLevel, logFormat, lockDirectory, maxViews, \
             maxConstraints, maxSessions, maxResidentSessions, maxResidentBytes, sessionIdleTimeoutSeconds, maxSubscribersPerSession, \
-            maxSubscribers, corsOrigins, store, sync); any other key \
+            maxSubscribers, corsOrigins, store, sync, apiKeysFile, allowAnonymous, logFile, trustedProxies); any other key \
             is an error. corsOrigins is an array of strings; every other setting is a string or a \
             number. config/layoutd.json lists every setting with its default; --print-config \
             shows the settings in effect.
 
             LISTENING: once bound, layoutd writes `layoutd listening on http://HOST:PORT` to \
-            stderr (with --port 0 the port is the one the system picked). Each worker thread \
+            its log (stderr unless --log-file; the message of a JSON line with --log-format json; \
+            with --port 0 the port is the one the system picked). Each worker thread \
             runs its own event loop with its own listener on the same port (SO_REUSEPORT). A \
             lock file, LOCKDIR/layoutd-PORT.lock, keeps a second layoutd off a port that is in \
             use: it exits with status 1 and says which process holds the port.
@@ -68,10 +69,12 @@ struct Serve: ParsableCommand {
             has not arrived --request-deadline-seconds after its first byte. Beyond --max-connections \
             open connections, new ones wait in the backlog until one closes.
 
-            CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], or \
-            * for any origin) may call the API from a browser: its requests get \
-            Access-Control-Allow-Origin and its OPTIONS preflights are answered. With none, no \
-            CORS headers are sent. Flags replace the origins of the configuration file.
+            CORS: each --cors-origin (repeat the flag for several; exact scheme://host[:port], \
+            scheme://host:* for any port, e.g. http://localhost:*, or * for any origin) may call \
+            the API from a browser: its requests get Access-Control-Allow-Origin and its OPTIONS \
+            preflights are answered. With none, no CORS headers are sent. A refused origin is \
+            logged once, at warning. Flags replace the origins of the configuration file; \
+            scripts/run allows http://localhost:* and http://127.0.0.1:* by default.
 
             SESSION STORE (docs/operations.md): --store memory (the built-in default: nothing \
             survives a restart) or sqlite:PATH (config/layoutd.json, and so scripts/run, use \
@@ -92,8 +95,10 @@ struct Serve: ParsableCommand {
             does not stop the start: requests that need it answer 503 until it is back. --sync \
             always sets synchronous_commit on, everysec and never set it off.
 
-            LOGS go to stderr: one line per request (method, path, status, duration, request id) \
-            at level info, plus start-up and shutdown messages. Every answer carries X-Request-Id \
+            LOGS go to stderr, or to --log-file PATH (opened again on SIGHUP, for logrotate): one \
+            line per request (method, path, status, duration, request id, client address; the \
+            client from X-Forwarded-For only when the peer is a --trusted-proxy) at level info, \
+            plus start-up and shutdown messages; with --log-format json every line is a JSON object. Every answer carries X-Request-Id \
             (the client's when it is 1-200 visible ASCII characters, else a new one), and every \
             problem body names it as requestId.
 
@@ -161,7 +166,7 @@ struct Serve: ParsableCommand {
     var maxSubscribers: Int?
 
     @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
-        "An origin (scheme://host[:port], or *) allowed to call the API from a browser; repeat for several. Default: none.",
+        "An origin (scheme://host[:port], scheme://host:* for any port, or *) allowed to call the API from a browser; repeat for several. Default: none.",
         valueName: "origin"))
     var corsOrigins: [String] = []
 
@@ -216,6 +221,16 @@ struct Serve: ParsableCommand {
         valueName: "file"))
     var apiKeys: String?
 
+    @Option(help: ArgumentHelp(
+        "Write log lines to this file (appended to, made if missing) instead of stderr; opened again on SIGHUP (logrotate). Default: none (stderr).",
+        valueName: "path"))
+    var logFile: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "An address or CIDR block (10.0.0.0/8, fd00::/8) of a proxy whose X-Forwarded-For names the client in the access log; repeat for several. Default: none.",
+        valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Flag(help: "Serve a non-loopback --host without --api-keys: anyone who can connect may read, replace and delete any session.")
     var allowAnonymous = false
 
@@ -227,6 +242,12 @@ struct Serve: ParsableCommand {
         do {
             settings = try resolvedSettings()
         } catch let error as ConfigurationError {
+            if earlyLogFormat() == .json {
+                let sink = try! LogSink(format: .json)
+                sink.startup(level: .error, text: "", message: error.message)
+                sink.close()
+                throw ExitCode.validationFailure
+            }
             throw ValidationError(error.message)
         }
         if printConfig {
@@ -235,10 +256,36 @@ struct Serve: ParsableCommand {
         }
 
         let level = settings.swiftLogLevel
-        let sink = LogSink(format: settings.logFormatValue)
+        let sink: LogSink
+        do throws(LogFileError) {
+            sink = try LogSink(format: settings.logFormatValue, path: settings.logFile.isEmpty ? nil : settings.logFile)
+        } catch {
+            // The log file is what failed: said on stderr, in the log's format.
+            let stderrSink = try! LogSink(format: settings.logFormatValue)
+            stderrSink.startup(level: .error, text: "layoutd: error: \(error)", message: error.description)
+            stderrSink.close()
+            throw ExitCode.failure
+        }
         defer { sink.close() }
         LoggingSystem.bootstrap { label in SinkLogHandler(sink: sink, label: label, logLevel: level) }
         let logger = Logger(label: "layoutd")
+        do {
+            try serve(settings, sink: sink, logger: logger)
+        } catch let error as ValidationError where sink.format == .json {
+            // ArgumentParser would print it as text; the log is JSON from here on.
+            sink.startup(level: .error, text: "", message: error.message)
+            throw ExitCode.validationFailure
+        }
+    }
+
+    /// The daemon, once its log is set up: every line from here goes through `sink`.
+    private func serve(_ settings: DaemonConfiguration, sink: LogSink, logger: Logger) throws {
+        let level = settings.swiftLogLevel
+        /// A start-up failure: `layoutd: error: …` (text) or a JSON line, then exit status 1.
+        func fail(_ message: String) -> ExitCode {
+            sink.startup(level: .error, text: "layoutd: error: \(message)", message: message)
+            return ExitCode.failure
+        }
 
         // What EventHTTP takes from libevent beyond its API (struct fields, evhttp's callbacks, our
         // `evhttp_send_error` in CProblemReplies) holds only for the libevent it was written for:
@@ -247,57 +294,82 @@ struct Serve: ParsableCommand {
         let libevent = LibeventInternals.startupCheck(requireErrorReplyOverride: true,
                                                       environment: ProcessInfo.processInfo.environment)
         guard libevent.holds else {
-            writeToStandardError("layoutd: error: \(libevent.message)\n")
-            throw ExitCode.failure
+            throw fail(libevent.message)
         }
         let transportErrors = libevent.errorReplyContentType ?? "no reply"
 
         let keys = try Self.openKeys(settings, logger: logger)
         defer { keys?.stop() }
-        let reloadSignal = keys.map { KeysReloadSignal(keys: $0) }
-        defer { reloadSignal?.stop() }
+        // SIGHUP: the log file opened again (logrotate), the keys file read again; both, each time.
+        var hangupActions: [@Sendable () -> Void] = []
+        if sink.path != nil {
+            hangupActions.append { [sink, logger] in
+                if let error = sink.reopen() {
+                    logger.error("SIGHUP: \(error); still writing to the file opened before")
+                } else {
+                    logger.notice("SIGHUP: log file \(sink.path ?? "") opened again")
+                }
+            }
+        }
+        if let keys {
+            // Said whether or not the file changed (KeyRing logs only a change): the operator sees the signal arrived.
+            hangupActions.append { [logger, path = settings.apiKeysFile] in
+                _ = keys.reload()
+                logger.notice("SIGHUP: API keys file \(path) read again; \(keys.count) key(s) in effect")
+            }
+        }
+        let hangup = HangupSignal(hangupActions)
+        defer { hangup.stop() }
 
         // Held until the process ends (the kernel drops it then, however it ends).
         let storeLock: LockFile?
         do throws(StoreLockError) {
             storeLock = try Self.lockStore(settings)
         } catch {
-            writeToStandardError("layoutd: error: \(error.message)\n")
-            throw ExitCode.failure
+            throw fail(error.message)
         }
         defer { storeLock?.release() }
         let storage: (any SessionStorage)?
         do {
             storage = try Self.openStorage(settings, logger: logger)
         } catch {
-            writeToStandardError("layoutd: error: cannot open the session store: \(redactedStoreURL(String(describing: error)))\n")
-            throw ExitCode.failure
+            throw fail("cannot open the session store: \(redactedStoreURL(String(describing: error)))")
         }
         defer { storage?.close() }
         let router = Router(configuration: settings, storage: storage, access: keys.map { AccessPolicy(keys: $0) },
-                            onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) })
+                            onStoreEvent: { [logger] event in StoreLog.write(event, to: logger) },
+                            onRefusedOrigin: { [logger] origin in logger.warning("\(Self.refusedOriginMessage(origin))") })
+        let daemonMetrics = DaemonMetrics(settings: settings, storage: storage)
+        defer { daemonMetrics.stop() }
         router.api.addMetricsSource { [metrics = router.metrics, tenants = router.tenantMetrics] out in
             metrics.write(to: &out)
             tenants.write(to: &out)
             ProcessMetrics.write(to: &out)
+            daemonMetrics.write(to: &out)
         }
         let sweeper = settings.sweepIntervalSeconds.map { interval in
             SessionSweeper(api: router.api, intervalSeconds: interval, logger: logger)
         }
         defer { sweeper?.stop() }
+        // CORS on the answers made without the API too (CProblemReplies' and EventHTTP's own).
+        TransportErrorHeaders.install(router.api.cors)
+        var httpConfiguration = serverConfiguration(settings, logger: logger)
+        httpConfiguration.transportErrorHeaders = { [cors = router.api.cors] origin in cors.transportHeaders(origin: origin) }
         let server = HTTPServer(
-            configuration: serverConfiguration(settings, logger: logger),
-            handler: AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level))
+            configuration: httpConfiguration,
+            handler: daemonMetrics.counting(AccessLog.wrap({ router.respond(to: $0) }, sink: sink, level: level,
+                                                           proxies: TrustedProxies(settings.trustedProxies))))
+        daemonMetrics.attach(server.statistics)
 
         let port: Int
         do {
             port = try server.start()
         } catch {
-            writeToStandardError("layoutd: error: \(error)\n")
-            throw ExitCode.failure
+            throw fail("\(error)")
         }
         let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-        writeToStandardError("layoutd listening on http://\(shownHost):\(port)\n")
+        let listening = "layoutd listening on http://\(shownHost):\(port)"
+        sink.startup(level: .notice, text: listening, message: listening)
         logger.info("""
             serving with \(server.configuration.effectiveThreads) worker thread(s) and \(server.configuration.effectiveOffloadThreads) \
             offload thread(s) for requests of \(settings.apiConfiguration.expensiveBytes) bytes or more (body or dormant document); max body \(settings.maxBodyBytes) bytes, \
@@ -312,10 +384,20 @@ struct Serve: ParsableCommand {
         do {
             try server.run()
         } catch {
-            writeToStandardError("layoutd: error: \(error)\n")
-            throw ExitCode.failure
+            throw fail("\(error)")
         }
         logger.info("stopped")
+    }
+
+    /// The warning for a cross-origin request the CORS settings refused (once per origin): the
+    /// browser tells the page only `Failed to fetch`, so the operator's log must say what to change.
+    /// The origin is a client's header (control characters were refused at the edge): cut short.
+    static func refusedOriginMessage(_ origin: String) -> String {
+        let shown = origin.count > 200 ? String(origin.prefix(200)) + "…" : origin
+        return "refused a cross-origin request from Origin '\(shown)' (answered without Access-Control-Allow-Origin, "
+            + "so the browser hides the answer from the page): it is not in the corsOrigins setting; allow it with "
+            + "--cors-origin \(shown) (or LAYOUTD_CORS_ORIGINS, or corsOrigins in the configuration file; "
+            + "http://localhost:* allows any port). Each refused origin is logged once"
     }
 
     /// Defaults, then the configuration file, then the flags; validated.
@@ -355,6 +437,8 @@ struct Serve: ParsableCommand {
         if let sync { settings.sync = sync }
         if let apiKeys { settings.apiKeysFile = apiKeys }
         if allowAnonymous { settings.allowAnonymous = true }
+        if let logFile { settings.logFile = logFile }
+        if !trustedProxies.isEmpty { settings.trustedProxies = trustedProxies }
         try checkFlags(settings)
         try settings.validate()
         return settings

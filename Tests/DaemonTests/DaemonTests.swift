@@ -209,7 +209,7 @@ struct DaemonTests {
         #expect(try daemon.connect().request("GET", "/healthz").status == 200)
     }
 
-    @Test("one access log line per request with method, path, status and duration")
+    @Test("one access log line per request with method, path, status, duration, request id and client address")
     func accessLog() throws {
         let daemon = try Daemon()
         let connection = try daemon.connect()
@@ -218,8 +218,8 @@ struct DaemonTests {
         let lines = eventually(pollEvery: 0.02, { daemon.stderr.split(separator: "\n").filter { $0.contains("ms") && $0.contains(" /") } },
                                satisfies: { $0.count >= 2 })
         #expect(lines.count == 2, "stderr:\n\(daemon.stderr)")
-        #expect(lines.first?.range(of: #"GET /healthz 200 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)
-        #expect(lines.last?.range(of: #"DELETE /v1/sessions/a b 404 \d+\.\d{3}ms id=[0-9a-f]{16}$"#, options: .regularExpression) != nil)
+        #expect(lines.first?.range(of: #"GET /healthz 200 \d+\.\d{3}ms id=[0-9a-f]{16} client=127\.0\.0\.1$"#, options: .regularExpression) != nil)
+        #expect(lines.last?.range(of: #"DELETE /v1/sessions/a b 404 \d+\.\d{3}ms id=[0-9a-f]{16} client=127\.0\.0\.1$"#, options: .regularExpression) != nil)
     }
 
     @Test("concurrent clients on several connections are all answered")

@@ -55,6 +55,8 @@ struct OperatorSettingsTests {
         ("LAYOUTD_SYNC", "sync", "always", "always"),
         ("LAYOUTD_API_KEYS_FILE", "apiKeysFile", "/etc/layoutd/api-keys", "/etc/layoutd/api-keys"),
         ("LAYOUTD_ALLOW_ANONYMOUS", "allowAnonymous", "true", true),
+        ("LAYOUTD_LOG_FILE", "logFile", "/var/log/layoutd/layoutd.log", "/var/log/layoutd/layoutd.log"),
+        ("LAYOUTD_TRUSTED_PROXIES", "trustedProxies", "10.0.0.0/8, 192.168.1.5", ["10.0.0.0/8", "192.168.1.5"]),
     ]
 
     /// Whether a value --print-config printed (as JSONSerialization read it) is `expected`.
@@ -103,7 +105,8 @@ struct OperatorSettingsTests {
 
     @Test("an invalid environment value stops the start with exit 64 and names the variable",
           arguments: [("LAYOUTD_PORT", "http"), ("LAYOUTD_PORT", "70000"), ("LAYOUTD_SYNC", "sometimes"),
-                      ("LAYOUTD_TIMEOUT_SECONDS", "-1"), ("LAYOUTD_STORE", "redis://x"), ("LAYOUTD_CORS_ORIGINS", "https://a.example/")])
+                      ("LAYOUTD_TIMEOUT_SECONDS", "-1"), ("LAYOUTD_STORE", "redis://x"), ("LAYOUTD_CORS_ORIGINS", "https://a.example/"),
+                      ("LAYOUTD_TRUSTED_PROXIES", "10.0.0.0/33")])
     func invalidEnvironmentValue(_ variable: String, _ value: String) throws {
         let r = try LayoutdBinary.run(["serve", "--print-config"], environment: Self.environment([variable: value]))
         #expect(r.status == 64)

@@ -54,7 +54,7 @@ struct StoreCommandTests {
         #expect((checked["fileBytes"]?.numberValue ?? 0) > 0)
     }
 
-    @Test("check exits 1 naming the file when it is not a database, and never creates a missing one")
+    @Test("check exits 1 naming the file when it is not a database, and never creates a missing one (66)")
     func checkReportsDamage() throws {
         let dir = try TemporaryDirectory()
         let garbage = try dir.write("garbage.db", [UInt8](repeating: 0x5a, count: 4096))
@@ -65,7 +65,7 @@ struct StoreCommandTests {
         #expect(answer["error"]?.stringValue?.contains(garbage) == true)
 
         let missing = dir.url.appendingPathComponent("absent.db").path
-        #expect(try LayoutdBinary.run(["store", "check", "--store", "sqlite:\(missing)"]).status == 1)
+        #expect(try LayoutdBinary.run(["store", "check", "--store", "sqlite:\(missing)"]).status == 66)
         #expect(!FileManager.default.fileExists(atPath: missing))
         #expect(try LayoutdBinary.run(["store", "check", "--store", "postgres"]).status == 64)
     }

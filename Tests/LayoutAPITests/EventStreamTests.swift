@@ -217,7 +217,7 @@ struct EventStreamTests {
         #expect(sinks[0].events.count == 2)
     }
 
-    @Test("an expired session sends event: deleted with reason expired")
+    @Test("an expired session sends event: expired with its id and ends the stream")
     func expired() throws {
         let clock = TestClock()
         let c = Client(clock.configuration(timeout: 60))
@@ -226,9 +226,22 @@ struct EventStreamTests {
         clock.advance(61)
         #expect(c.api.sweep() == 1)
         let last = try #require(sink.events.last)
-        #expect(last.event == "deleted")
-        #expect(last.data == #"{"id":"s","reason":"expired"}"#)
+        #expect(last.event == "expired" && last.id == nil)
+        #expect(last.data == #"{"id":"s"}"#)
         #expect(sink.finished)
+    }
+
+    @Test("the stream's answer carries an event: shutdown with the session id and a retry hint of 1 to 3 s")
+    func shutdownEvent() throws {
+        let c = Client()
+        c.put("s", Docs.small)
+        let last = try #require(c.send("GET", "/v1/sessions/s/events").stream?.shutdown)
+        #expect(last.event == "shutdown" && last.id == nil)
+        let retry = try #require(last.retry)
+        #expect((1_000...3_000).contains(retry))
+        #expect(last.data == #"{"id":"s","retry":\#(retry)}"#)
+        let wire = String(decoding: last.bytes, as: UTF8.self)
+        #expect(wire == "event: shutdown\nretry: \(retry)\ndata: \(last.data)\n\n")
     }
 
     @Test("a stream that opens after the session died gets event: deleted at once")

@@ -150,6 +150,23 @@ struct OperationsTests {
         #expect(text.contains(#"layoutd_store_operation_duration_seconds_bucket{operation="append_patch",le="+Inf"}"#))
     }
 
+    @Test("/metrics counts a fenced write as a fencing conflict, not as a store error")
+    func fencedWritesCountedApart() throws {
+        let storage = FencingStorage()
+        let c = Client(api: LayoutAPI(storage: storage))
+        let first = c.send("GET", "/metrics").text
+        let conflicts = Self.sample(first, "layoutd_store_fencing_conflicts_total") ?? -1
+        #expect(conflicts >= 0, "the family is there with a store: \(first)")
+        #expect(c.put("a", Docs.small).status == 201)
+        storage.fence(true)
+        #expect(c.patch("/v1/sessions/a", #"{"constraints": {"c1": {"constant": 7}}}"#).status == 409)
+        let text = c.send("GET", "/metrics").text
+        // Other tests may run meanwhile in this process: at least this PATCH's conflict.
+        #expect((Self.sample(text, "layoutd_store_fencing_conflicts_total") ?? 0) >= conflicts + 1)
+        #expect(!text.contains(#"kind="conflict""#), "no conflict kind among the store errors")
+        #expect(text.contains("# TYPE layoutd_store_fencing_conflicts_total counter"))
+    }
+
     @Test("sharded counters add up exactly over many threads")
     func shardedCountersAreExact() {
         let counters = ShardedCounters(count: 3)
@@ -179,5 +196,23 @@ struct OperationsTests {
             #expect(LatencyBuckets.bucket(ofNanoseconds: bound) == i)
             #expect(LatencyBuckets.bucket(ofNanoseconds: bound + 1) == i + 1)
         }
+    }
+}
+
+/// A store whose patch writes are fenced off on demand (another writer changed the session).
+final class FencingStorage: ForwardingStorage, @unchecked Sendable {
+    private let lock = NSLock()
+    private var fencing = false
+    init() { super.init(MemorySessionStorage()) }
+    func fence(_ on: Bool) { lock.withLock { fencing = on } }
+
+    override func appendPatch(id: String, generation: UInt64, revision: Int, patch: [UInt8],
+                              delegates: [String: Bool]?, base: UInt64?) throws(StorageError) -> AppendResult {
+        if lock.withLock({ fencing }) {
+            throw .conflict(Conflict(id: id, expectedGeneration: generation, expectedRevision: revision - 1,
+                                     storedGeneration: generation, storedRevision: revision))
+        }
+        return try super.appendPatch(id: id, generation: generation, revision: revision, patch: patch, delegates: delegates,
+                                     base: base)
     }
 }

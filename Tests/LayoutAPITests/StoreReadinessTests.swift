@@ -146,6 +146,39 @@ struct StoreReadinessTests {
         #expect(log.events.last == .failed(operation: "append_patch", error: Self.diskFull.description, notReady: true, repeats: 5))
     }
 
+    @Test("a long outage is reported less and less often (10, 20, 40 s ... at most 10 min apart), and anew after recovery")
+    func longOutageBacksOff() throws {
+        let storage = FailingStorage(), clock = TestClock(), log = EventLog()
+        var configuration = clock.configuration()
+        configuration.onStoreEvent = { log.append($0) }
+        // The test's clock runs for 20 minutes: the session must not expire meanwhile.
+        configuration.sessionIdleTimeoutSeconds = 0
+        let c = Client(api: LayoutAPI(configuration: configuration, storage: storage))
+        #expect(c.put("s", Docs.small).status == 201)
+        storage.failWrites(Self.diskFull)
+        var revision = 10
+        /// Fails one edit a second for `seconds` seconds; the reports it made.
+        func failFor(_ seconds: Int) -> Int {
+            let before = log.events.count
+            for _ in 0..<seconds {
+                #expect(Self.edit(c, revision) == 503)
+                revision += 1
+                clock.advance(1)
+            }
+            return log.events.count - before
+        }
+        // t = 0 (reported), 10, 30, 70, 150, 310, 630, then every 600 s: 7 reports in the first 631 s.
+        #expect(failFor(631) == 7)
+        #expect(failFor(600) == 1, "at most one report per cause per 10 minutes once backed off")
+        // The store recovers (a probe write succeeds): the next failure is said at once.
+        storage.failWrites(nil)
+        #expect(c.send("GET", "/readyz").status == 200)
+        #expect(log.events.last == .recovered)
+        storage.failWrites(Self.diskFull)
+        #expect(Self.edit(c, revision) == 503)
+        #expect(log.events.last == .failed(operation: "append_patch", error: Self.diskFull.description, notReady: true, repeats: 0))
+    }
+
     @Test("an API without a store is always ready and reports nothing")
     func noStoreIsReady() {
         let log = EventLog()

@@ -32,11 +32,32 @@ struct WebAssetsTests {
         #expect(r.text.contains("export class Layoutd"))
     }
 
+    @Test("GET /client.js has a strong ETag; a matching If-None-Match answers 304 without the script, another tag 200")
+    func clientRevalidates() throws {
+        let c = Client()
+        let first = c.send("GET", "/client.js")
+        let etag = try #require(first.header("ETag"))
+        #expect(etag.range(of: #"^"c-[0-9a-f]{16}"$"#, options: .regularExpression) != nil, "ETag \(etag)")
+        #expect(c.send("GET", "/client.js").header("ETag") == etag, "the tag is stable between requests")
+        for condition in [etag, "W/\(etag)", "\"x\", \(etag)", "*"] {
+            let again = c.send("GET", "/client.js", headers: [("If-None-Match", condition)])
+            #expect(again.status == 304 && again.body.isEmpty, "If-None-Match: \(condition)")
+            #expect(again.header("ETag") == etag)
+        }
+        let changed = c.send("GET", "/client.js", headers: [("If-None-Match", "\"c-0000000000000000\"")])
+        let script = try Self.file("layoutd.js")
+        #expect(changed.status == 200 && changed.text == script)
+        let head = c.send("HEAD", "/client.js", headers: [("If-None-Match", etag)])
+        #expect(head.status == 304)
+    }
+
     @Test("the page is self-contained: inline CSS, its script and the client module from the daemon only")
     func selfContained() throws {
         let html = try Self.file("playground.html")
         let script = try Self.file("playground.js")
-        #expect(!html.contains("<link"))
+        // One <link>: the favicon, an inline SVG data URL (nothing fetched from anywhere).
+        #expect(html.components(separatedBy: "<link").count == 2)
+        #expect(html.contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"data:image/svg+xml,"))
         #expect(!html.contains("src=\"http") && !html.contains("src='http"))
         #expect(!html.contains("@import"))
         #expect(html.contains("<script type=\"module\" src=\"./playground.js\"></script>"))

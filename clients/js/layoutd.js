@@ -8,11 +8,14 @@
 //
 // A daemon started with `--api-keys` wants a key on every `/v1/...` call (docs/http.md "Access control"):
 //   const api = new Layoutd("https://layout.example.com", { apiKey: "lk_…" });
-// The key goes only in the `Authorization: Bearer` header, never in a URL; streams then use `fetch`
-// (EventSource cannot send headers), and `<img src>` takes a short-lived token: renderURL(id, await
-// api.streamToken(id)).
+// The key goes only in the `Authorization: Bearer` header, never in a URL; `<img src>` takes a
+// short-lived token: renderURL(id, await api.streamToken(id)).
 //
-// One ES module, no dependencies: `fetch` and `EventSource`. Every method returns a promise of the
+// Frames on the page: applyFrames(frames, elements, { round: "device", animate: { duration: 150 } }),
+// or let a subscription do it: api.subscribe(id, null, { apply: { elements } }).
+//
+// One ES module, no dependencies: `fetch` (streams too, so that their errors have a status) and
+// `EventSource` where `fetch` cannot stream. Types: layoutd.d.ts; the package: package.json. Every method returns a promise of the
 // parsed JSON answer; a non-2xx answer rejects with a LayoutdError that carries the problem+json
 // body (`error.problem`, `error.status`, `error.errors`). The client remembers the last revision it
 // saw of each session (from `ETag` and bodies); `{ ifMatch: true }` sends it as `If-Match`.
@@ -114,41 +117,47 @@ export class Layoutd {
    * Follows the session's revisions over Server-Sent Events (GET /v1/sessions/{id}/events).
    * `onRevision({revision, all, frames, removed, diagnostics})` runs first with every frame (`all: true`),
    * then once per new revision with the frames that changed and the ids of views that went away.
-   * `options.onDeleted({id, reason})` runs when the session is deleted or expires (the subscription then
-   * ends); `options.onOpen()` each time a stream opens.
+   * `options.apply: {elements, round, animate}` applies each revision's frames to the elements first
+   * (`applyFrames`); `onRevision` may then be null.
    *
-   * Without `apiKey`, an `EventSource` (which reconnects by itself); `options.onError(event)` on its
-   * connection errors. With `apiKey`, `fetch` with the `Authorization` header, read as the same stream:
-   * it reconnects with back-off and `Last-Event-ID` when the stream ends, the network fails or the server
-   * answers 429 or 5xx, and stops for good on any other answer (401 a revoked key, 404 no such session);
-   * `options.onError(error)` gets a LayoutdError each time (`status` 0 for the network; `willRetry` says
-   * whether it reconnects). Returns a function that unsubscribes.
+   * The stream is read with `fetch` (with the key when there is one), so that a refused request is
+   * known for what it is: `options.onError(error)` gets a LayoutdError with the answer's `status` and
+   * `problem` (404 no such session, 401 a revoked key, 403, …), and the subscription stops; on 429,
+   * 5xx, a network failure or a stream that ends, it gets one with `willRetry: true` (`status` 0 for
+   * the network) and reconnects with back-off, sending `Last-Event-ID` to resume after the last
+   * revision seen. `options.onDeleted({id, reason})` runs when the session is deleted or expires
+   * (`event: deleted` / `event: expired`; the subscription then ends); `options.onShutdown({id, retry})`
+   * when the daemon announces it is stopping (`event: shutdown`): the subscription reconnects after
+   * `retry` ms, without reporting an error. `options.onOpen()` runs each time a stream opens.
+   *
+   * Where streaming `fetch` is missing, an `EventSource` (without a key only: it cannot send one);
+   * when it gives up, a GET of the session's frames finds out why, reported as above.
+   * Returns a function that unsubscribes.
    */
   subscribe(id, onRevision, options = {}) {
     const query = queryString({ coordinates: options.coordinates || this.coordinates });
     const url = this.baseURL + sessionPath(id) + "/events" + query;
-    const onEvent = (type, data, close) => {
+    const apply = options.apply;
+    const onEvent = (type, data, close, reconnectAfter) => {
       if (type === "revision") {
         const event = JSON.parse(data);
         this._remember(id, event.revision, event.all === true);
-        onRevision(event);
-      } else if (type === "deleted") {
+        if (apply) applyFrames(event.frames, apply.elements, apply);
+        if (onRevision) onRevision(event);
+      } else if (type === "deleted" || type === "expired") {
         close();
         this._revisions.delete(id);
-        if (options.onDeleted) options.onDeleted(JSON.parse(data));
+        const event = parseEventData(data, id);
+        if (options.onDeleted) options.onDeleted({ ...event, reason: event.reason || type });
+      } else if (type === "shutdown") {
+        const event = parseEventData(data, id);
+        const retry = Number.isFinite(event.retry) && event.retry >= 0 ? event.retry : 1000;
+        if (options.onShutdown) options.onShutdown({ ...event, retry });
+        reconnectAfter(retry);
       }
     };
-    if (this.apiKey) return this._fetchStream(url, onEvent, options);
-    const source = new EventSource(url);
-    const close = () => source.close();
-    for (const type of ["revision", "deleted"]) {
-      source.addEventListener(type, (event) => onEvent(type, event.data, close));
-    }
-    source.addEventListener("error", (event) => {
-      if (options.onError) options.onError(event);
-    });
-    if (options.onOpen) source.addEventListener("open", options.onOpen);
-    return close;
+    if (streamingFetch() || this.apiKey) return this._fetchStream(url, onEvent, options);
+    return this._eventSource(id, url, onEvent, options);
   }
 
   // -- internals --
@@ -166,10 +175,18 @@ export class Layoutd {
   // back-off that grows while the server keeps failing, and an end on answers that will not change.
   _fetchStream(url, onEvent, options) {
     let closed = false, controller = null, timer = null, lastEventID = null, baseDelay = 1000, failures = 0;
+    let announced = false;  // the server said it is shutting down: its end of stream is expected
     const close = () => {
       closed = true;
       clearTimeout(timer);
       if (controller) controller.abort();
+    };
+    // `event: shutdown`: drop this stream and come back after the server's hint, without an error.
+    const reconnectAfter = (ms) => {
+      announced = true;
+      clearTimeout(timer);
+      if (controller) controller.abort();
+      timer = setTimeout(() => { announced = false; connect(); }, ms);
     };
     const fail = (error, willRetry, retryAfterSeconds) => {
       error.willRetry = willRetry;
@@ -185,13 +202,14 @@ export class Layoutd {
     const connect = async () => {
       if (closed) return;
       controller = new AbortController();
-      const headers = { Accept: "text/event-stream", Authorization: "Bearer " + this.apiKey };
+      const headers = { Accept: "text/event-stream" };
+      if (this.apiKey) headers["Authorization"] = "Bearer " + this.apiKey;
       if (lastEventID !== null) headers["Last-Event-ID"] = lastEventID;
       let response;
       try {
         response = await fetch(url, { headers, cache: "no-store", signal: controller.signal });
       } catch (e) {
-        if (!closed) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
+        if (!closed && !announced) fail(new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message)), true);
         return;
       }
       if (!response.ok || !response.body) {
@@ -205,7 +223,7 @@ export class Layoutd {
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = sseParser((type, data, id) => {
         if (id !== undefined) lastEventID = id;
-        if (!closed) onEvent(type, data, close);
+        if (!closed && !announced) onEvent(type, data, close, reconnectAfter);
       }, (ms) => { baseDelay = ms; });
       try {
         for (;;) {
@@ -214,11 +232,54 @@ export class Layoutd {
           parser(value);
         }
       } catch (e) {
-        if (closed) return;  // close() aborted the read
+        if (closed || announced) return;  // close() or a shutdown aborted the read
       }
-      if (!closed) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
+      if (!closed && !announced) fail(new LayoutdError(0, streamProblem("the event stream ended")), true);
     };
     connect();
+    return close;
+  }
+
+  // The fallback where `fetch` cannot stream: EventSource reconnects by itself (with Last-Event-ID)
+  // but hides the status of a refused request, so when it gives up (readyState CLOSED) a plain GET
+  // of the session's frames finds the answer and its problem.
+  _eventSource(id, url, onEvent, options) {
+    let source = null, closed = false, timer = null;
+    const close = () => {
+      closed = true;
+      clearTimeout(timer);
+      if (source) source.close();
+    };
+    const open = () => {
+      if (closed) return;
+      source = new EventSource(url);
+      const reconnectAfter = (ms) => {
+        source.close();
+        timer = setTimeout(open, ms);
+      };
+      for (const type of ["revision", "deleted", "expired", "shutdown"]) {
+        source.addEventListener(type, (event) => { if (!closed) onEvent(type, event.data, close, reconnectAfter); });
+      }
+      source.addEventListener("open", () => { if (options.onOpen) options.onOpen(); });
+      source.addEventListener("error", async () => {
+        if (closed) return;
+        if (source.readyState !== EventSource.CLOSED) {
+          if (options.onError) options.onError(Object.assign(new LayoutdError(0, streamProblem("the event stream was interrupted")), { willRetry: true }));
+          return;
+        }
+        let error;
+        try {
+          await this.frames(id);
+          error = new LayoutdError(0, streamProblem("the event stream was refused"));
+        } catch (e) {
+          error = e instanceof LayoutdError ? e : new LayoutdError(0, streamProblem("the event stream could not connect: " + e.message));
+        }
+        closed = true;
+        error.willRetry = false;
+        if (options.onError) options.onError(error);
+      });
+    };
+    open();
     return close;
   }
 
@@ -255,6 +316,67 @@ export class Layoutd {
     if (match) this._remember(sessionID, Number(match[1]), true);
     else if (json && typeof json.revision === "number") this._remember(sessionID, json.revision, true);
     return json;
+  }
+}
+
+/**
+ * Positions elements absolutely from frames: `left`, `top`, `width`, `height` in CSS pixels, with
+ * `box-sizing: border-box` and no margin, so that the border box is the frame. Frames are
+ * parent-relative by default: nest the elements as the views are nested and put the root's element
+ * in a positioned container (or subscribe with `coordinates: "absolute"` and keep them flat).
+ * `elements`: an object or Map from view id to element, or a function id → element; ids without an
+ * element are skipped. `options.round: "device"` rounds each edge to device pixels
+ * (`window.devicePixelRatio`); `options.animate: {duration, easing}` animates from the frame applied
+ * before (Web Animations API; where it is missing, the frame is set at once). Returns how many
+ * elements it positioned.
+ */
+export function applyFrames(frames, elements, options = {}) {
+  const lookup = typeof elements === "function" ? elements
+    : elements instanceof Map ? (id) => elements.get(id)
+    : (id) => (Object.prototype.hasOwnProperty.call(elements, id) ? elements[id] : undefined);
+  const ratio = options.round === "device" ? Number(globalThis.devicePixelRatio) || 1 : 0;
+  // Edges, not sizes, are rounded: two views that share an edge still share it after rounding, and a
+  // child's offsets add up to a device pixel because its parent's do.
+  const snap = (v) => (ratio ? Math.round(v * ratio) / ratio : v);
+  const animate = options.animate && options.animate.duration > 0 ? options.animate : null;
+  let count = 0;
+  for (const [id, frame] of Object.entries(frames || {})) {
+    const element = lookup(id);
+    if (!element || !element.style) continue;
+    const left = snap(frame.x), top = snap(frame.y);
+    const next = { left, top, width: Math.max(0, snap(frame.x + frame.width) - left), height: Math.max(0, snap(frame.y + frame.height) - top) };
+    const previous = appliedFrames.get(element);
+    const style = element.style;
+    style.position = "absolute";
+    style.boxSizing = "border-box";
+    style.margin = "0";
+    for (const key of ["left", "top", "width", "height"]) style[key] = next[key] + "px";
+    appliedFrames.set(element, next);
+    count++;
+    if (animate && previous && typeof element.animate === "function" &&
+        ["left", "top", "width", "height"].some((key) => previous[key] !== next[key])) {
+      const keyframe = (f) => ({ left: f.left + "px", top: f.top + "px", width: f.width + "px", height: f.height + "px" });
+      element.animate([keyframe(previous), keyframe(next)], { duration: animate.duration, easing: animate.easing || "ease-out" });
+    }
+  }
+  return count;
+}
+
+// The frame each element was last given, the start of its next animation.
+const appliedFrames = new WeakMap();
+
+// Whether `fetch` can read a body as a stream of text (EventSource is the fallback otherwise).
+function streamingFetch() {
+  return typeof fetch === "function" && typeof ReadableStream === "function" && typeof TextDecoderStream === "function" &&
+    typeof Response === "function" && "body" in Response.prototype;
+}
+
+function parseEventData(data, id) {
+  try {
+    const value = JSON.parse(data);
+    return value && typeof value === "object" ? { id, ...value } : { id };
+  } catch {
+    return { id };
   }
 }
 

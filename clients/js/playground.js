@@ -51,8 +51,12 @@ const state = {
   sessionId: null, exists: false, revision: 0, doc: null, docRevision: 0,
   frames: new Map(), diagnostics: { broken: [], ambiguous: [], inactive: [] },
   dirty: false, unsubscribe: null, errors: [],
-  stats: { sseEvents: 0, opens: 0, patches: 0, puts: 0, draws: 0, refreshes: 0 },
+  stats: { sseEvents: 0, opens: 0, patches: 0, puts: 0, draws: 0, refreshes: 0, solves: 0, explains: 0 },
 };
+// Without a session (`sessionId` null) the page solves with POST /v1/solve and stores nothing: a visit
+// costs the server no session. "Share" makes one (PUT under a new id, `#id` in the URL); a visit with
+// `#id` opens that session, as the page always did.
+const shared = () => state.sessionId !== null;
 
 // ---- small helpers ----
 
@@ -365,7 +369,7 @@ function renderControls() {
   const f = root && state.frames.get(root.id);
   for (const [dim, slider, out] of [["width", "widthSlider", "widthOut"], ["height", "heightSlider", "heightOut"]]) {
     const s = $(slider);
-    s.disabled = !state.exists || !f;
+    s.disabled = (shared() && !state.exists) || !f;
     if (f && !dragging && !pendingSize && !sizeInFlight) {
       s.max = Math.max(1600, Math.ceil(f[dim] * 2));
       s.value = f[dim];
@@ -374,7 +378,8 @@ function renderControls() {
   }
   const box = $("visibility");
   const views = viewsOf(state.doc).filter((v) => v.parent && v.kind !== "guide");
-  const key = views.map((v) => v.id + ":" + !!v.hidden).join(",") + state.exists;
+  const enabled = shared() ? state.exists : !!state.doc;
+  const key = views.map((v) => v.id + ":" + !!v.hidden).join(",") + enabled;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.textContent = "";
@@ -384,7 +389,7 @@ function renderControls() {
     const input = document.createElement("input");
     input.type = "checkbox";
     input.checked = !v.hidden;
-    input.disabled = !state.exists;
+    input.disabled = !enabled;
     input.dataset.id = v.id;
     input.addEventListener("change", () => setHidden(v.id, !input.checked));
     label.append(input, document.createTextNode(v.id));
@@ -393,10 +398,15 @@ function renderControls() {
 }
 
 function renderHeader() {
-  $("sessionLabel").textContent = state.sessionId ? state.sessionId : "no session";
+  $("sessionLabel").textContent = state.sessionId ? state.sessionId : "not shared";
+  $("sessionLabel").title = state.sessionId ? "session id (also in the URL hash)"
+    : "solved with POST /v1/solve: nothing is stored until you press Share";
   $("revisionLabel").textContent = state.exists ? "rev " + state.revision : "rev –";
   renderSvgLink();
-  $("solveButton").textContent = state.exists ? "Solve" : "Solve (create session)";
+  $("solveButton").textContent = !shared() || state.exists ? "Solve" : "Solve (create session)";
+  $("shareButton").textContent = shared() ? "Copy link" : "Share";
+  $("shareButton").title = shared() ? "Copy this page's address (it names the session)"
+    : "Store the document as a session and put its id in the URL, to share it";
   $("editorNote").textContent = state.dirty ? "edited: Solve to apply" : "";
 }
 
@@ -405,6 +415,7 @@ function renderHeader() {
 let svgToken = null;  // {sessionId, token, renewAt}
 function renderSvgLink() {
   const link = $("svgLink");
+  link.hidden = !state.sessionId;
   if (!state.sessionId) { link.href = "#"; return; }
   if (!api.apiKey) { link.href = api.renderURL(state.sessionId); return; }
   const fresh = svgToken && svgToken.sessionId === state.sessionId && Date.now() < svgToken.renewAt;
@@ -445,8 +456,10 @@ function setKey(value) {
   $("apiKey").classList.remove("needed");
   $("banner").className = "";
   log(key ? "API key set (this tab only)" : "API key cleared");
-  // Everything again with the new key: the session (created when it is missing) and its stream.
+  // Everything again with the new key: the session (created when it is missing) and its stream, or
+  // the unshared document.
   if (state.sessionId) return loadSession();
+  return solveLocal();
 }
 
 // ---- applying answers ----
@@ -535,6 +548,55 @@ function editorDocument() {
   try { return { text, doc: JSON.parse(text) }; } catch { return { text, doc: undefined }; }
 }
 
+// ---- without a session: POST /v1/solve ----
+
+// Shows a solve's answer (absolute frames) for `doc`, the document it was solved from.
+function showSolved(doc, result) {
+  state.doc = doc;
+  state.frames = new Map(Object.entries(result.frames || {}));
+  state.diagnostics = result.diagnostics || { broken: [], ambiguous: [], inactive: [] };
+  renderHeader();
+  draw();
+}
+async function solveLocal() {
+  const { text, doc } = editorDocument();
+  state.stats.solves++;
+  try {
+    const r = await api.solve(text);
+    if (shared()) return;  // shared meanwhile: the session's answers rule now
+    showErrors(null);
+    state.dirty = $("editor").value !== text;
+    $("banner").className = "";
+    showSolved(doc, r);
+  } catch (e) {
+    handleFailure(e, "editor");
+  }
+}
+// A slider or a toggle without a session: the document changes here, in the editor too (unless the
+// text holds unsaved edits), and is solved again.
+async function changeLocal(patch) {
+  if (!state.doc) return;
+  const doc = mergePatch(state.doc, patch);
+  state.doc = doc;
+  if (!state.dirty) $("editor").value = pretty(doc);
+  state.stats.solves++;
+  try {
+    const r = await api.solve(doc);
+    if (!shared()) showSolved(doc, r);
+  } catch (e) { handleFailure(e, "solve"); }
+}
+async function share() {
+  if (shared()) {
+    try { await navigator.clipboard.writeText(location.href); log("link copied"); }
+    catch { log("copy the address bar to share this session"); }
+    return;
+  }
+  setSession(randomID(), { load: false });
+  await solveSession();
+  if (state.exists) log(`shared as #${state.sessionId}`);
+}
+function solve() { return shared() ? solveSession() : solveLocal(); }
+
 async function solveSession() {  // PUT the editor's document (creates or replaces the session)
   if (!state.sessionId) setSession(randomID(), { load: false });
   const { text } = editorDocument();
@@ -565,8 +627,11 @@ function checkSoon() {
     const seq = ++checkSeq;
     const { text } = editorDocument();
     try {
-      await api.solve(text);
-      if (seq === checkSeq) showErrors(null);
+      const r = await api.solve(text);
+      if (seq !== checkSeq) return;
+      showErrors(null);
+      // Without a session the check is the solve: draw it (the text parsed, or the server would have said).
+      if (!shared()) { state.dirty = false; renderHeader(); showSolved(JSON.parse(text), r); }
     } catch (e) {
       if (seq !== checkSeq) return;
       if (e instanceof LayoutdError && e.status === 401) needKey(e); else showErrors(e, "editor");
@@ -581,15 +646,17 @@ function setRootSize(size) {
 }
 async function sendSize() {
   const root = rootOf(state.doc);
-  if (!pendingSize || !root || !state.exists) { pendingSize = null; return; }
+  if (!pendingSize || !root || (shared() && !state.exists)) { pendingSize = null; return; }
   const frame = pendingSize;
   pendingSize = null;
   sizeInFlight = true;
-  await sendPatch({ views: { [root.id]: { frame } } }, "resize");
+  const patch = { views: { [root.id]: { frame } } };
+  if (shared()) await sendPatch(patch, "resize"); else await changeLocal(patch);
   sizeInFlight = false;
   if (pendingSize) sendSize(); else renderControls();
 }
 function setHidden(id, hidden) {
+  if (!shared()) return changeLocal({ views: { [id]: { hidden: hidden ? true : null } } });
   return sendPatch({ views: { [id]: { hidden: hidden ? true : null } } }, hidden ? `hide ${id}` : `show ${id}`);
 }
 async function sendPatch(patch, what) {
@@ -632,6 +699,12 @@ function subscribe() {
       if (e.status === 404) sessionGone("not found"); else handleFailure(e, "events");
     },
     onDeleted: (e) => { if (id === state.sessionId) sessionGone(e.reason === "expired" ? "expired" : "deleted"); },
+    // The daemon is stopping (event: shutdown): the client comes back after its hint.
+    onShutdown: (e) => {
+      if (id !== state.sessionId) return;
+      setLive("connecting");
+      log(`the server is restarting: reconnecting in ${((e && e.retry) || 1000) / 1000} s`);
+    },
   });
 }
 
@@ -666,16 +739,86 @@ async function loadSession() {
   }
 }
 
+// ---- explain on hover (sessions only) ----
+
+// Hovering a view of a session asks GET /v1/sessions/{id}/explain for its left, top, width and height:
+// the constraints that decide each value and the chain they come through. Asked only on hover (lazily),
+// once per view and revision. A daemon without the route answers 404: the box then stays hidden, quietly.
+const EXPLAINED = ["left", "top", "width", "height"];
+const explained = new Map();  // "id@revision/view" → the answers, or null when there are none
+let explainTimer = null, explaining = null;
+function explainSoon(view) {
+  clearTimeout(explainTimer);
+  explaining = view;
+  if (!view || !shared() || !state.exists) { hideExplain(); return; }
+  explainTimer = setTimeout(() => explain(view), 150);
+}
+function hideExplain() { $("explain").hidden = true; }
+async function explain(view) {
+  const key = `${state.sessionId}@${state.revision}/${view}`;
+  let answers = explained.get(key);
+  if (answers === undefined) {
+    answers = await fetchExplanations(state.sessionId, view);
+    explained.set(key, answers);
+    if (explained.size > 200) explained.delete(explained.keys().next().value);
+  }
+  if (explaining !== view) return;
+  if (answers) renderExplanations(view, answers); else hideExplain();
+}
+async function fetchExplanations(id, view) {
+  state.stats.explains++;
+  const headers = api.apiKey ? { Authorization: "Bearer " + api.apiKey } : {};
+  const one = async (attribute) => {
+    try {
+      const r = await fetch(`/v1/sessions/${encodeURIComponent(id)}/explain?view=${encodeURIComponent(view)}` +
+                            `&attribute=${attribute}`, { headers, cache: "no-store" });
+      return r.ok ? await r.json() : null;
+    } catch { return null; }
+  };
+  const answers = (await Promise.all(EXPLAINED.map(one))).filter((a) => a && typeof a === "object");
+  return answers.length ? answers : null;
+}
+function describeStep(step) {
+  if (typeof step === "string") return step;
+  if (step && typeof step === "object") return step.text || step.id || JSON.stringify(step);
+  return String(step);
+}
+function renderExplanations(view, answers) {
+  const box = $("explain");
+  box.textContent = "";
+  const title = document.createElement("h3");
+  title.textContent = view;
+  const ul = document.createElement("ul");
+  for (const a of answers) {
+    const li = document.createElement("li");
+    const value = typeof a.value === "number" ? +a.value.toFixed(2) : a.value;
+    const constraints = (a.constraints || []).map((c) => describeStep(c) +
+      (c && c.priority !== undefined && c.priority !== 1000 ? ` @${c.priority}` : ""));
+    const chain = Array.isArray(a.chain) && a.chain.length ? a.chain.map(describeStep).join(" → ") : "";
+    li.innerHTML = "<code></code> <span></span>";
+    li.firstChild.textContent = `${a.attribute || "?"} = ${value}${a.ambiguous ? " (ambiguous)" : ""}`;
+    li.lastChild.textContent = chain ? `← ${chain}` : constraints.length ? `← ${constraints.join("; ")}` : "";
+    ul.append(li);
+  }
+  box.append(title, ul);
+  box.hidden = false;
+}
+
 // ---- wiring ----
 
 $("editor").addEventListener("input", () => { state.dirty = true; renderHeader(); renderBackdrop(); checkSoon(); });
 $("editor").addEventListener("scroll", () => { $("backdrop").scrollTop = $("editor").scrollTop; $("backdrop").scrollLeft = $("editor").scrollLeft; });
 $("editor").addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); solveSession(); }
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); solve(); }
   if (e.key === "Tab") { e.preventDefault(); document.execCommand("insertText", false, "  "); }
 });
-$("solveButton").addEventListener("click", () => solveSession());
-$("newButton").addEventListener("click", () => { setSession(randomID(), { load: false }); solveSession(); });
+$("solveButton").addEventListener("click", () => solve());
+$("shareButton").addEventListener("click", () => share());
+$("drawing").addEventListener("mouseover", (e) => {
+  const box = e.target.closest && e.target.closest("rect.box");
+  if (box) explainSoon(box.dataset.id);
+});
+$("drawing").addEventListener("mouseleave", () => explainSoon(null));
 $("widthSlider").addEventListener("input", (e) => { $("widthOut").textContent = e.target.value; setRootSize({ width: +e.target.value }); });
 $("heightSlider").addEventListener("input", (e) => { $("heightOut").textContent = e.target.value; setRootSize({ height: +e.target.value }); });
 for (const id of ["widthSlider", "heightSlider"]) {
@@ -687,7 +830,8 @@ $("apiKey").addEventListener("change", (e) => setKey(e.target.value));
 $("apiKey").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.target.blur(); } });
 $("svgLink").addEventListener("click", async (e) => {
   // A stale token would open a 401: get a fresh one first.
-  if (!api.apiKey || !state.sessionId || $("svgLink").getAttribute("href") !== "#") return;
+  if (!state.sessionId) { e.preventDefault(); return; }
+  if (!api.apiKey || $("svgLink").getAttribute("href") !== "#") return;
   e.preventDefault();
   await renewSvgToken();
   if (svgToken && svgToken.sessionId === state.sessionId) window.open(api.renderURL(state.sessionId, svgToken.token), "_blank", "noopener");
@@ -717,7 +861,7 @@ async function start() {
   renderBackdrop();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) await setSession(fromHash);
-  else { setSession(randomID(), { load: false }); await solveSession(); }
+  else await solveLocal();
   window.playground.ready = true;
 }
 start();

@@ -92,12 +92,13 @@ ensure_deps() {
 # nginx, for scripts/cluster (and so scripts/test): Debian's `nginx` (Debian 12's nginx-light is only
 # a transitional package that pulls it in with an extra module). Installing it starts no service the cluster uses: scripts/cluster
 # runs its own nginx in a private directory with its own configuration.
-nginx_present() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
+# With it, openssl and curl: EdgeNginxTests makes a certificate and requests through TLS.
+nginx_present() { { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } && command -v openssl >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; }
 
 ensure_nginx() {
     nginx_present && return 0
-    deps_apt_install "nginx is" nginx || return 1
-    nginx_present || { deps_say "nginx still not found"; return 1; }
+    deps_apt_install "nginx, openssl and curl are" nginx openssl curl || return 1
+    nginx_present || { deps_say "nginx, openssl or curl still not found"; return 1; }
 }
 
 # Python tools of the API contract: jsonschema and PyYAML (DocumentSchemaTests and
@@ -117,6 +118,15 @@ ensure_schema_tools() {
         python3 -m pip install --quiet jsonschema pyyaml >&2 || python3 -m pip install --user --quiet jsonschema pyyaml >&2
     fi
     schema_tools_present || { deps_say "python3 still cannot import jsonschema and yaml"; return 1; }
+}
+
+# TypeScript's compiler (Debian's node-typescript: `tsc`) for ClientPackageTests, which compiles
+# clients/js/layoutd.d.ts with a typed example and a misspelt one (skipped locally without tsc;
+# .ci/run installs it and sets LAYOUTD_REQUIRE_TSC=1 so that CI cannot skip them).
+ensure_typescript() {
+    command -v tsc >/dev/null 2>&1 && return 0
+    deps_apt_install "TypeScript (tsc) is" node-typescript
+    command -v tsc >/dev/null 2>&1 || { deps_say "tsc still missing after installing node-typescript"; return 1; }
 }
 
 # schemathesis (PyPI; not packaged by Debian) for scripts/api-fuzz: the `st` on PATH when there is

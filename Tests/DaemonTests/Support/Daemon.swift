@@ -176,7 +176,10 @@ final class Daemon {
 
     /// Starts `layoutd serve --port 0 --threads 2 <extra>` and waits for its "listening" line.
     /// `shell`: shell commands run first, in a `/bin/sh` that then execs layoutd (`ulimit -n 64`).
-    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil) throws {
+    /// `logFile`: the daemon logs there (`--log-file`, given in `extra`): the line is looked for in it;
+    /// `logUnread`: the log is not to be read (a pipe nobody reads): `port` (not 0) is polled instead.
+    init(_ extra: [String] = [], port: Int = 0, timeout: Double = 20, shell: String? = nil, logFile: String? = nil,
+         logUnread: Bool = false) throws {
         let binary = try LayoutdBinary.locate()
         let arguments = ["serve", "--port", String(port), "--threads", "2"] + extra
         if let shell {
@@ -197,7 +200,10 @@ final class Daemon {
         try process.run()
 
         let errors = self.errors, exit = self.exit
-        let announced = eventually(timeout: timeout, pollEvery: 0.01, { Daemon.announcedPort(in: errors.text) },
+        let announced = eventually(timeout: timeout, pollEvery: 0.01, {
+            if logUnread { return (try? RawHTTPConnection(port: port, timeoutSeconds: 1)).map { _ in port } }
+            return Daemon.announcedPort(in: logFile.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" } ?? errors.text)
+        },
                                    satisfies: { $0 != nil || exit.hasExited })
         if let announced {
             self.port = announced
@@ -208,11 +214,11 @@ final class Daemon {
         throw TestFailure("layoutd did not announce its port; stderr:\n\(log)")
     }
 
-    /// The port in "layoutd listening on http://HOST:PORT".
+    /// The port in "layoutd listening on http://HOST:PORT", as a text line or a JSON line's message.
     static func announcedPort(in text: String) -> Int? {
         guard let range = text.range(of: "layoutd listening on http://") else { return nil }
         let rest = text[range.upperBound...]
-        guard let lineEnd = rest.firstIndex(of: "\n") else { return nil }
+        guard let lineEnd = rest.firstIndex(where: { $0 == "\n" || $0 == "\"" }) else { return nil }
         let address = rest[..<lineEnd]
         guard let colon = address.lastIndex(of: ":") else { return nil }
         return Int(address[address.index(after: colon)...])
