@@ -9,6 +9,7 @@ import LayoutModel
 enum GeneratedConstraint {
     case viewField(View, CompiledConstraint.ViewField)
     case stack(stack: String, rule: String)
+    case text(view: String, field: CompiledConstraint.TextField)
 
     /// The generated constraint `key` names (nil for a constraint entry's item).
     init?(_ key: CompiledConstraint.Key, view: (String) -> View?) {
@@ -19,6 +20,8 @@ enum GeneratedConstraint {
             self = .viewField(v, field)
         case .stack(let id, let name):
             self = .stack(stack: id, rule: name)
+        case .text(let id, let field):
+            self = .text(view: id, field: field)
         }
     }
 
@@ -29,6 +32,11 @@ enum GeneratedConstraint {
             return "\(stack)/\(rule): stack view rule"
         case .viewField(let view, let field):
             return "\(view.id): " + field.note(of: view)
+        case .text(let view, let field):
+            switch field {
+            case .widthMax, .widthMin: return "\(view): text width, \(field == .widthMax ? "hugging" : "compression resistance")"
+            case .heightMax, .heightMin: return "\(view): text height, \(field == .heightMax ? "hugging" : "compression resistance")"
+            }
         }
     }
 }
