@@ -2810,6 +2810,7 @@ enum APIDescription {
     "description": "The view's id. Absent or empty: 400 `/problems/invalid-query` (pointer `/view`); no such view: 404 `/problems/view-not-found`.",
     "schema": {
      "type": "string",
+     "minLength": 1,
      "example": "label"
     }
    },
@@ -2820,6 +2821,7 @@ enum APIDescription {
     "description": "Any attribute a constraint can name (`top`, `width`, `centerX`, `firstBaseline`, `leading`, ...; aliases such as `topAnchor` too). Absent or empty: 400; unknown or composite (`edges`): 422 `/problems/invalid-attribute` (pointer `/attribute`, with a did-you-mean `suggestion`).",
     "schema": {
      "type": "string",
+     "minLength": 1,
      "example": "top"
     }
    },
