@@ -102,12 +102,13 @@ public struct CORS: Sendable {
     /// Adds the headers for `request` to `response`; `route` is set for a preflight.
     func decorate(_ response: inout APIResponse, for request: APIRequest, preflight route: Route?) {
         let origin = request.header("Origin")
-        if let origin, !allows(origin), let refusals, !Self.isSameOrigin(origin, host: request.header("Host")) {
+        let allowed = origin.map(allows) ?? false
+        if let origin, !allowed, let refusals, !Self.isSameOrigin(origin, host: request.header("Host")) {
             refusals.note(origin)
         }
         guard isEnabled else { return }
         response.addHeader("Vary", "Origin")
-        guard let origin, allows(origin) else { return }
+        guard let origin, allowed else { return }
         response.addHeader("Access-Control-Allow-Origin", origin)
         if let route, request.header("Access-Control-Request-Method") != nil {
             response.addHeader("Access-Control-Allow-Methods", route.allowHeader)

@@ -88,6 +88,13 @@ struct EntityTagCondition: Equatable, Sendable {
         any || tags.contains { tag.matches($0.value) }
     }
 
+    /// A conditional read of a session at `tag`: 304 with the tag when the request's
+    /// `If-None-Match` matches it (the client's copy is current), else nil (answer in full).
+    static func notModified(_ request: APIRequest, _ tag: SessionTag) -> APIResponse? {
+        guard let condition = parse(request.headers(named: "If-None-Match")), condition.matchesWeak(tag) else { return nil }
+        return APIResponse(status: 304, headers: [("ETag", etag(tag))])
+    }
+
     static func etag(_ tag: SessionTag) -> String {
         // Written in place: one allocation for the header's string.
         String(unsafeUninitializedCapacity: 48) { buffer in

@@ -43,7 +43,7 @@ extension LayoutAPI {
         guard let session = registry.peek(key) else { return repository != nil }
         // An explanation walks the session's whole tableau (its free directions): a large
         // session's is answered off the loop. The footprint is read without the session's lock.
-        if explains, case .sessionExplain = route, session.footprint >= configuration.expensiveBytes { return true }
+        if case .sessionExplain = route, session.footprint >= configuration.expensiveBytes { return true }
         if sharedStore && mayBeBehind(session) { return true }
         guard let dormant = session.dormantText else { return false }
         // Asleep without its text: the wake reads the store.

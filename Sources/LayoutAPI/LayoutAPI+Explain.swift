@@ -39,12 +39,9 @@ extension LayoutAPI {
         case .failure(let error):
             return Problems.explainRefused(error)
         case .success(let answer):
-            let etag = EntityTagCondition.etag(snapshot.tag)
-            if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")), inm.matchesWeak(snapshot.tag) {
-                return APIResponse(status: 304, headers: [("ETag", etag)])
-            }
+            if let notModified = EntityTagCondition.notModified(request, snapshot.tag) { return notModified }
             var response = APIResponse.json(200, JSONWriter.serialize(answer.json))
-            response.addHeader("ETag", etag)
+            response.addHeader("ETag", EntityTagCondition.etag(snapshot.tag))
             return response
         }
     }

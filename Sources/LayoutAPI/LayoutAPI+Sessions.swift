@@ -257,11 +257,8 @@ extension LayoutAPI {
         }
         guard let taken else { return .waitNeeded }
         guard let snapshot = taken else { return Problems.sessionNotFound(id) }
+        if let notModified = EntityTagCondition.notModified(request, snapshot.tag) { return notModified }
         let etag = EntityTagCondition.etag(snapshot.tag)
-        if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
-           inm.matchesWeak(snapshot.tag) {
-            return APIResponse(status: 304, headers: [("ETag", etag)])
-        }
         let body = ResultEncoder.sessionBody(id: withDocument ? SessionID.visible(id) : nil, revision: snapshot.tag.revision,
                                              document: withDocument ? snapshot.canonical.bytes : nil,
                                              frames: snapshot.frames, diagnostics: snapshot.diagnostics,

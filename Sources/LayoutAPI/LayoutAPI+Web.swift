@@ -25,11 +25,8 @@ extension LayoutAPI {
         }
         guard let taken else { return .waitNeeded }
         guard let snapshot = taken else { return Problems.sessionNotFound(id) }
+        if let notModified = EntityTagCondition.notModified(request, snapshot.tag) { return notModified }
         let etag = EntityTagCondition.etag(snapshot.tag)
-        if let inm = EntityTagCondition.parse(request.headers(named: "If-None-Match")),
-           inm.matchesWeak(snapshot.tag) {
-            return APIResponse(status: 304, headers: [("ETag", etag)])
-        }
         return APIResponse(status: 200, headers: [("Content-Type", SVGRenderer.mediaType), ("ETag", etag),
                                                   ("Content-Security-Policy", Self.picturePolicy)],
                            body: Array(snapshot.svg.utf8))

@@ -54,14 +54,7 @@ extension LayoutSystem {
         document.constraints[index].items[0].constant = constant
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
-        var failed = false
-        if compiled[first].constant != constant {
-            if let cid = solverIDs[first] {
-                do { try solver.setConstant(cid, to: constant) } catch { failed = true }
-                stats.constantsChanged += 1
-            }
-            compiled[first].constant = constant
-        }
+        let failed = !setSlotConstant(first, to: constant, stats: &stats)
         return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 
@@ -156,18 +149,26 @@ extension LayoutSystem {
         var stats = EditStats()
         let pivotsBefore = solver.statistics.pivots
         var failed = false
-        for (k, item) in entry.items.enumerated() where compiled[first + k].constant != item.constant {
-            if let cid = solverIDs[first + k] {
-                do { try solver.setConstant(cid, to: item.constant) } catch { failed = true }
-                stats.constantsChanged += 1
-            }
-            compiled[first + k].constant = item.constant
+        for (k, item) in entry.items.enumerated() where !setSlotConstant(first + k, to: item.constant, stats: &stats) {
+            failed = true
         }
         return finishEdit(stats, failed: failed, pivotsBefore: pivotsBefore)
     }
 }
 
 extension LayoutSystem {
+    /// Slot `pos` of `compiled` gets `constant`, in the solver too when it is installed there (a
+    /// constant change in place, counted in `stats`); nothing when it already has it.
+    /// - Returns: false when the solver could not take it (the caller rebuilds).
+    mutating func setSlotConstant(_ pos: Int, to constant: Double, stats: inout EditStats) -> Bool {
+        guard compiled[pos].constant != constant else { return true }
+        compiled[pos].constant = constant
+        guard let cid = solverIDs[pos] else { return true }
+        stats.constantsChanged += 1
+        do { try solver.setConstant(cid, to: constant) } catch { return false }
+        return true
+    }
+
     /// The end of an edit in place (constants set, slots replaced): a failed change or a required
     /// constraint now broken rebuilds from the edited document (broken constraints follow
     /// processing order); otherwise the pivots it took and fresh values.

@@ -129,9 +129,9 @@ extension LayoutSystem {
             }
         case .view, .stack:
             text = rendered + " (" + note(p) + ")"
-        case .text:
+        case .text(let view, let field):
             // Text's own words say how many lines the height holds at the solved width.
-            text = textConstraintDescription(c.ownerID) ?? rendered + " (" + note(p) + ")"
+            text = textConstraintDescription(view: view, field: field) ?? rendered + " (" + note(p) + ")"
         }
         return ExplainedConstraint(id: c.ownerID, text: text, priority: c.priority)
     }

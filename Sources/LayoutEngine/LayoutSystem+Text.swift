@@ -94,10 +94,7 @@ extension LayoutSystem {
                 let id = document.views[p].id
                 for field in [CompiledConstraint.TextField.heightMax, .heightMin] {
                     guard let slot = position(of: .text(id, field)) else { continue }
-                    compiled[slot].constant = -height
-                    guard let cid = solverIDs[slot] else { continue }
-                    do { try solver.setConstant(cid, to: -height) } catch { failed = true }
-                    stats.constantsChanged += 1
+                    if !setSlotConstant(slot, to: -height, stats: &stats) { failed = true }
                 }
             }
             if failed || solver.brokenCount > 0 {
@@ -121,10 +118,14 @@ extension LayoutSystem {
     public func textConstraintDescription(_ id: String) -> String? {
         guard let slash = id.lastIndex(of: "/"),
               let field = CompiledConstraint.TextField(rawValue: String(id[id.index(after: slash)...])) else { return nil }
-        let viewID = String(id[..<slash])
+        return textConstraintDescription(view: String(id[..<slash]), field: field)
+    }
+
+    /// `textConstraintDescription` of the constraint `field` of `viewID`'s text makes.
+    func textConstraintDescription(view viewID: String, field: CompiledConstraint.TextField) -> String? {
         guard let p = viewIndex[viewID], let text = document.views[p].text,
               let slot = position(of: .text(viewID, field)) else { return nil }
-        let value = Self.readable(-compiled[slot].constant)
+        let value = ConstraintRenderer.number(-compiled[slot].constant)
         let relation = field == .widthMax || field == .heightMax ? "<=" : ">="
         switch field {
         case .widthMax, .widthMin:
@@ -137,10 +138,5 @@ extension LayoutSystem {
             if case .words = text { kind = "text" } else { kind = "heightForWidth" }
             return "\(viewID).height \(relation) \(value) (\(kind), \(text.reason(atWidth: width)))"
         }
-    }
-
-    /// `36`, `40.5`: a whole number without its `.0`.
-    static func readable(_ x: Double) -> String {
-        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 }

@@ -4,7 +4,6 @@ import PostgresStorage
 import Primitives
 import SQLiteStorage
 import Storage
-import Synchronization
 import Telemetry
 
 /// The daemon's own gauges for `GET /metrics` (issue 33): what it is (`layoutd_build_info`), how
@@ -13,7 +12,9 @@ import Telemetry
 /// the store's state is read by `StoreGauges` on a timer of its own, never on the event loop that
 /// answers the scrape.
 final class DaemonMetrics: Sendable {
-    private let inFlight = Atomic<Int>(0)
+    /// Requests started (0) and answered (1), per thread's shard: every loop counts every request,
+    /// so one shared atomic would be a cache line all of them write.
+    private let requests = ShardedCounters(count: 2)
     private let settings: DaemonConfiguration
     private let storeGauges: StoreGauges?
     /// Set once the server exists (it is made after the router).
@@ -32,15 +33,15 @@ final class DaemonMetrics: Sendable {
     /// answer is ready (an offloaded one: until its work is done; a stream: until it opens).
     func counting(_ respond: @escaping HTTPHandler) -> HTTPHandler {
         { [self] request in
-            inFlight.add(1, ordering: .relaxed)
+            requests.add(0)
             let response = respond(request)
             if case .offloaded(let work) = response {
                 return .offloaded { [self] in
-                    defer { inFlight.subtract(1, ordering: .relaxed) }
+                    defer { requests.add(1) }
                     return work()
                 }
             }
-            inFlight.subtract(1, ordering: .relaxed)
+            requests.add(1)
             return response
         }
     }
@@ -51,7 +52,7 @@ final class DaemonMetrics: Sendable {
                                           ("store", Self.storeKind(settings))], 1.0)
         out.single("layoutd_http_requests_in_flight", .gauge,
                    help: "Requests being answered now (read, answer not yet ready; an offloaded one until its work is done).",
-                   Double(max(0, inFlight.load(ordering: .relaxed))))
+                   Double(max(0, Int64(bitPattern: requests.value(0) &- requests.value(1)))))
         if let statistics = server.withLock({ $0 }) {
             out.single("layoutd_http_open_connections", .gauge, help: "Client connections open now, over every worker.",
                        Double(statistics.openConnections))
