@@ -93,10 +93,7 @@ public struct CORS: Sendable {
     /// The headers for an answer the transport makes itself (a 413, 431 or 501 that never reaches
     /// the API): without them the page sees only `Failed to fetch`, never the status.
     public func transportHeaders(origin: String?) -> [(name: String, value: String)] {
-        guard isEnabled else { return [] }
-        guard let origin, allows(origin) else { return [("Vary", "Origin")] }
-        return [("Vary", "Origin"), ("Access-Control-Allow-Origin", origin),
-                ("Access-Control-Expose-Headers", Self.exposedHeaders)]
+        headers(origin: origin, allowed: origin.map(allows) ?? false, preflightMethods: nil)
     }
 
     /// Adds the headers for `request` to `response`; `route` is set for a preflight.
@@ -106,17 +103,25 @@ public struct CORS: Sendable {
         if let origin, !allowed, let refusals, !Self.isSameOrigin(origin, host: request.header("Host")) {
             refusals.note(origin)
         }
-        guard isEnabled else { return }
-        response.addHeader("Vary", "Origin")
-        guard let origin, allowed else { return }
-        response.addHeader("Access-Control-Allow-Origin", origin)
-        if let route, request.header("Access-Control-Request-Method") != nil {
-            response.addHeader("Access-Control-Allow-Methods", route.allowHeader)
-            response.addHeader("Access-Control-Allow-Headers", Self.allowedHeaders)
-            response.addHeader("Access-Control-Max-Age", Self.maxAge)
-        } else {
-            response.addHeader("Access-Control-Expose-Headers", Self.exposedHeaders)
+        let methods = request.header("Access-Control-Request-Method") != nil ? route?.allowHeader : nil
+        for (name, value) in headers(origin: origin, allowed: allowed, preflightMethods: methods) {
+            response.addHeader(name, value)
         }
+    }
+
+    /// The CORS headers of an answer: none when CORS is off, else `Vary: Origin`; for an allowed
+    /// origin also `Access-Control-Allow-Origin` and either a preflight's methods, headers and max
+    /// age (`preflightMethods`: the route's `Allow`) or the headers a page may read.
+    private func headers(origin: String?, allowed: Bool, preflightMethods: String?) -> [(name: String, value: String)] {
+        guard isEnabled else { return [] }
+        guard let origin, allowed else { return [("Vary", "Origin")] }
+        if let preflightMethods {
+            return [("Vary", "Origin"), ("Access-Control-Allow-Origin", origin),
+                    ("Access-Control-Allow-Methods", preflightMethods),
+                    ("Access-Control-Allow-Headers", Self.allowedHeaders), ("Access-Control-Max-Age", Self.maxAge)]
+        }
+        return [("Vary", "Origin"), ("Access-Control-Allow-Origin", origin),
+                ("Access-Control-Expose-Headers", Self.exposedHeaders)]
     }
 
     /// Whether `origin` is the daemon's own (the playground's page): browsers send `Origin` on

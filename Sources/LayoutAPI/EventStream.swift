@@ -124,10 +124,9 @@ final class SessionEvents: @unchecked Sendable {
         }
     }
 
-    /// Sends `event: deleted` (`reason` "deleted") or `event: expired` (idle expiry, `reason`
-    /// "expired") to every subscriber and ends their streams. Call once the session is marked
-    /// dead (after its state lock is released or while holding it).
-    func end(sessionID: String, reason: String) {
+    /// Sends the end's event (`deleted` or `expired`) to every subscriber and ends their streams.
+    /// Call once the session is marked dead (after its state lock is released or while holding it).
+    func end(sessionID: String, _ end: SessionEnd) {
         let subscribers: [Subscriber] = state.withLock { s in
             defer {
                 s.subscribers = []
@@ -136,9 +135,7 @@ final class SessionEvents: @unchecked Sendable {
             }
             return s.subscribers
         }
-        let event = reason == "expired"
-            ? SSEEvent(data: Self.idData(sessionID: sessionID), event: "expired")
-            : SSEEvent(data: Self.deletedData(sessionID: sessionID, reason: reason), event: "deleted")
+        let event = end.event(sessionID: sessionID)
         for sub in subscribers {
             sub.post(.event(event))
             sub.post(.finish)
@@ -178,11 +175,15 @@ final class SessionEvents: @unchecked Sendable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    /// `{"id":"…"}`: an `expired` event's data.
-    static func idData(sessionID: String) -> String {
-        var w = JSONWriter(capacity: 48)
+    /// `{"id":"…"}`, or `{"id":"…","reason":"…"}` with a reason: the data of a stream's last event.
+    static func endData(sessionID: String, reason: String?) -> String {
+        var w = JSONWriter(capacity: 64)
         w.appendRaw("{\"id\":")
         w.appendString(SessionID.visible(sessionID))
+        if let reason {
+            w.appendRaw(",\"reason\":")
+            w.appendString(reason)
+        }
         w.appendRaw("}")
         return String(decoding: w.bytes, as: UTF8.self)
     }
@@ -200,15 +201,18 @@ final class SessionEvents: @unchecked Sendable {
         return SSEEvent(data: String(decoding: w.bytes, as: UTF8.self), event: "shutdown", retry: retryMilliseconds)
     }
 
-    /// `{"id":"…","reason":"deleted"}`.
-    static func deletedData(sessionID: String, reason: String) -> String {
-        var w = JSONWriter(capacity: 64)
-        w.appendRaw("{\"id\":")
-        w.appendString(SessionID.visible(sessionID))
-        w.appendRaw(",\"reason\":")
-        w.appendString(reason)
-        w.appendRaw("}")
-        return String(decoding: w.bytes, as: UTF8.self)
+}
+
+/// How a session's event streams end: `event: deleted` (`{"id","reason":"deleted"}`) when it is
+/// deleted, `event: expired` (`{"id"}`) when idle expiry removed it.
+enum SessionEnd: Sendable {
+    case deleted, expired
+
+    func event(sessionID: String) -> SSEEvent {
+        switch self {
+        case .deleted: SSEEvent(data: SessionEvents.endData(sessionID: sessionID, reason: "deleted"), event: "deleted")
+        case .expired: SSEEvent(data: SessionEvents.endData(sessionID: sessionID, reason: nil), event: "expired")
+        }
     }
 }
 

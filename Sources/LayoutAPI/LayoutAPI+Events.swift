@@ -86,8 +86,7 @@ extension LayoutAPI {
     private func finishSubscribing(_ session: Session, _ sink: any SSESink, token: Int?) {
         let events = session.events
         guard let token else {
-            let event = SSEEvent(data: SessionEvents.deletedData(sessionID: session.id, reason: "deleted"),
-                                 event: "deleted")
+            let event = SessionEnd.deleted.event(sessionID: session.id)
             sink.execute {
                 sink.send(event)
                 sink.finish()

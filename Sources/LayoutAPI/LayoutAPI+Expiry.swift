@@ -37,7 +37,7 @@ extension LayoutAPI {
             guard let session = registry.peek(key.id), session.generation == key.generation else { continue }
             registry.remove(session)
             session.retire()
-            session.events.end(sessionID: key.id, reason: "expired")
+            session.events.end(sessionID: key.id, .expired)
         }
         return expired.count
     }

@@ -303,7 +303,7 @@ extension LayoutAPI {
         }
         if repository != nil { storedCount.removed(1) }
         registry.remove(session)
-        session.events.end(sessionID: id, reason: "deleted")
+        session.events.end(sessionID: id, .deleted)
         return APIResponse(status: 204)
     }
 }

@@ -155,7 +155,7 @@ extension LayoutAPI {
         guard let stored, stored.generation == generation else {
             session.retire()
             registry.remove(session)
-            session.events.end(sessionID: session.id, reason: "deleted")
+            session.events.end(sessionID: session.id, .deleted)
             return stored == nil ? nil : try findSession(session.id)
         }
         var lost: (held: Int, stored: Int)? = nil

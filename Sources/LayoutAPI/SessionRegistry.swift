@@ -270,7 +270,7 @@ final class SessionRegistry: Sendable {
             released(s.id)
             s.retire()
             // A copy (`copiesOnly`) has no streams: the session lives on in the store.
-            s.events.end(sessionID: s.id, reason: "expired")
+            s.events.end(sessionID: s.id, .expired)
         }
     }
 }

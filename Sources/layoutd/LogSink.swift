@@ -92,11 +92,7 @@ final class LogSink: @unchecked Sendable {
     /// what `body` writes, then the end of the line. `now` wakes the writer at once (the line is
     /// written within a moment, on the writer's thread, never on the caller's).
     func line(level: Logger.Level, label: String, now: Bool = false, _ body: (inout [UInt8]) -> Void) {
-        let writerGone = lock.withLock { () -> Bool in
-            guard pending.count < Self.maxPendingBytes else {
-                dropped += 1
-                return false
-            }
+        enqueue(now: now) { pending in
             if format == .json { pending.append(contentsOf: #"{"time":""#.utf8) }
             clock.append(to: &pending)
             switch format {
@@ -116,33 +112,50 @@ final class LogSink: @unchecked Sendable {
                 body(&pending)
                 pending.append(contentsOf: "}\n".utf8)
             }
-            if now { urgent = true }
-            if now || pending.count >= Self.flushBytes { lock.signal() }
-            return stopping
         }
-        // After `close()` (the last lines of an exit, no event loop left): written here.
-        if now && writerGone { flush() }
+    }
+
+    /// A line that is one message: escaped text after the prefix, or `"message"` in JSON.
+    func message(level: Logger.Level, label: String = "layoutd", now: Bool = true, _ text: String) {
+        line(level: level, label: label, now: now) { out in appendMessage(text, to: &out) }
+    }
+
+    /// The message part of a line in the sink's format (after the prefix, before any metadata).
+    func appendMessage(_ text: String, to out: inout [UInt8]) {
+        switch format {
+        case .text: appendEscapedText(text, to: &out)
+        case .json:
+            out.append(contentsOf: #","message":"#.utf8)
+            appendJSONString(text, to: &out)
+        }
     }
 
     /// A start-up line whatever the log level (`layoutd listening on …`, `layoutd: error: …`):
     /// as `text` itself in the text format (scripts read these lines as they are), as a JSON line
     /// with `message` in the JSON format (every line of a JSON log is JSON, issue 33). Woken at once.
     func startup(level: Logger.Level, text: String, message: String) {
-        if format == .text {
-            let writerGone = lock.withLock { () -> Bool in
-                pending.append(contentsOf: text.utf8)
-                pending.append(0x0A)
-                urgent = true
-                lock.signal()
-                return stopping
+        guard format == .text else { return self.message(level: level, message) }
+        enqueue(now: true) { pending in
+            pending.append(contentsOf: text.utf8)
+            pending.append(0x0A)
+        }
+    }
+
+    /// Appends bytes under the lock (unless `maxPendingBytes` are waiting: then the line is dropped
+    /// and counted) and wakes the writer when `now` or a batch is full. After `close()` (the last
+    /// lines of an exit, no event loop left) a `now` line is written here.
+    private func enqueue(now: Bool, _ write: (inout [UInt8]) -> Void) {
+        let writerGone = lock.withLock { () -> Bool in
+            guard pending.count < Self.maxPendingBytes else {
+                dropped += 1
+                return false
             }
-            if writerGone { flush() }
-            return
+            write(&pending)
+            if now { urgent = true }
+            if now || pending.count >= Self.flushBytes { lock.signal() }
+            return stopping
         }
-        line(level: level, label: "layoutd", now: true) { out in
-            out.append(contentsOf: #","message":"#.utf8)
-            appendJSONString(message, to: &out)
-        }
+        if now && writerGone { flush() }
     }
 
     /// Writes everything appended so far, on the caller's thread (exit paths only).
@@ -173,15 +186,8 @@ final class LogSink: @unchecked Sendable {
                 return (stopping, dropped)
             }
             if lost > 0 {
-                line(level: .warning, label: "layoutd") { out in
-                    let text = "\(lost) log line(s) dropped: the log could not be written as fast as lines came"
-                    if format == .json {
-                        out.append(contentsOf: #","message":"#.utf8)
-                        appendJSONString(text, to: &out)
-                    } else {
-                        out.append(contentsOf: text.utf8)
-                    }
-                }
+                message(level: .warning, now: false,
+                        "\(lost) log line(s) dropped: the log could not be written as fast as lines came")
             }
             flush()
             if stop { break }
@@ -261,10 +267,9 @@ struct SinkLogHandler: LogHandler {
                 for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
                     out.append(contentsOf: "\(key)=\(value) ".utf8)
                 }
-                appendEscapedText(event.message.description, to: &out)
+                sink.appendMessage(event.message.description, to: &out)
             case .json:
-                out.append(contentsOf: #","message":"#.utf8)
-                appendJSONString(event.message.description, to: &out)
+                sink.appendMessage(event.message.description, to: &out)
                 for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
                     out.append(0x2C)
                     appendJSONString(key, to: &out)
