@@ -40,7 +40,11 @@ extension LayoutSystem {
         for v in explanation.parameters {
             steps.append(ConstraintRenderer.sum(renderer.pieces([Term(v)]), constant: 0) + " (no constraint fixes it)")
         }
-        let directions = solver.freeDirections(moving: expression)
+        // Every free direction of the system is the costliest part of an answer. When the kept
+        // ambiguity is current and names no view, none moves a view's variable (a root that moved
+        // would be ambiguous, and a child that moves with its parent moves its parent), so none
+        // moves the explained anchor: the general path would find none.
+        let directions = skipsFreeDirections ? [] : solver.freeDirections(moving: expression)
         var moved = Set<Int>()
         for d in directions { for (v, _) in d.rates { if let i = renderer.view(of: v) { moved.insert(i) } } }
         let describe = { (p: Int) in self.describe(p, renderer, written) }
@@ -53,6 +57,9 @@ extension LayoutSystem {
             freeViews: moved.sorted().map { document.views[$0].id },
             broken: breaks(determining: Set(positions), target: Set(terms.map(\.variable)), describe: describe)))
     }
+
+    /// The kept `diagnostics.ambiguous` says no free direction moves a view (see `explain`).
+    var skipsFreeDirections: Bool { ambiguityIsCurrent && ambiguous.isEmpty }
 
     /// `Σ terms + constant` at the current solution.
     private func value(of e: Expression) -> Double {
