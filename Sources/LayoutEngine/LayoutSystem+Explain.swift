@@ -29,9 +29,9 @@ extension LayoutSystem {
                                      coefficient: 1, into: &terms, constant: &constant)
         terms = AnchorTranslation.canonical(terms)
         let expression = Expression(terms, constant: constant)
-        let renderer = ConstraintRenderer(views: document.views, variables: variables)
+        let renderer = ConstraintRenderer(views: document.views, viewVariables: viewVariables, viewOfVariable: viewOfVariable)
         let explanation = solver.explanation(of: expression)
-        let positions = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
+        let positions = deciding(explanation)
         let ordered = chainOrder(positions, from: terms, renderer)
         var steps = ordered.map { p, subject in
             renderer.equation(compiled[p].terms, constant: compiled[p].constant, relation: compiled[p].relation,
@@ -56,6 +56,54 @@ extension LayoutSystem {
             chain: steps.joined(separator: " ; "),
             freeViews: moved.sorted().map { document.views[$0].id },
             broken: breaks(determining: Set(positions), target: Set(terms.map(\.variable)), describe: describe)))
+    }
+
+    /// The positions of the constraints that decide a value: those of the solver's row
+    /// (`explanation`) and every active constraint parallel to one of them (the same variables,
+    /// proportional coefficients) that holds with equality, ascending.
+    ///
+    /// Equally tight constraints (`a.width <= 10` twice, `a.width == 10` with `a.width <= 10`, an
+    /// intrinsic size's hugging and compression resistance at the size) hold the value together:
+    /// which one the solver's row names depends on the order the session's edits reached the
+    /// state, so a fresh solve of the same document could name the other. Naming all of them is
+    /// the rule (docs/http.md, "Explain"): the answer is the document's, not the history's, and it
+    /// is what an Auto Layout user looking for what pins a view needs to see (removing one of them
+    /// alone does not free the view).
+    func deciding(_ explanation: Explanation) -> [Int] {
+        var out = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
+        if out.isEmpty { return out }
+        // The named constraints' variables, marked by index: a constraint is compared in full
+        // only when its first variable is one of them (one array read for most of a document).
+        var marked = [Bool](repeating: false, count: viewOfVariable.count)
+        var named: [(position: Int, terms: [Term])] = []
+        for p in out {
+            let terms = compiled[p].terms.sorted { $0.variable < $1.variable }
+            if terms.isEmpty { continue }
+            named.append((p, terms))
+            for t in terms where Int(t.variable.index) < marked.count { marked[Int(t.variable.index)] = true }
+        }
+        if named.isEmpty { return out }
+        let known = Set(out)
+        for p in compiled.indices where compiled[p].active && !known.contains(p) && solverIDs[p] != nil {
+            let c = compiled[p]
+            guard let first = c.terms.first, Int(first.variable.index) < marked.count,
+                  marked[Int(first.variable.index)] else { continue }
+            let terms = c.terms.sorted { $0.variable < $1.variable }
+            guard named.contains(where: { Self.parallel($0.terms, terms) }) else { continue }
+            // Holds with equality: within the tolerance `breaks` counts as satisfied.
+            guard abs(value(of: c.expression)) <= 1e-7 else { continue }
+            out.append(p)
+        }
+        return out.sorted()
+    }
+
+    /// The same variables (both sorted by variable) with proportional coefficients.
+    static func parallel(_ a: [Term], _ b: [Term]) -> Bool {
+        guard a.count == b.count, let a0 = a.first, let b0 = b.first, b0.coefficient != 0 else { return false }
+        let ratio = a0.coefficient / b0.coefficient
+        return zip(a, b).allSatisfy { x, y in
+            x.variable == y.variable && abs(x.coefficient - ratio * y.coefficient) <= 1e-9 * max(1, abs(x.coefficient))
+        }
     }
 
     /// The kept `diagnostics.ambiguous` says no free direction moves a view (see `explain`).
@@ -192,10 +240,19 @@ extension LayoutSystem {
         // A constraint held to within this is satisfied: the solver's values carry rounding.
         let tolerance = 1e-7
         var out: [ExplainedBreak] = []
-        for (p, c) in compiled.enumerated() where c.active {
-            guard let id = solverIDs[p] else { continue }
-            let names = c.terms.contains { target.contains($0.variable) }
-            guard names || determining.contains(p) else { continue }
+        // The anchor has at most four variables: compared in a list, not hashed for every term of
+        // every constraint (this scan is most of an answer's cost in a large document).
+        let targets = Array(target)
+        func names(_ p: Int) -> Bool { compiled[p].terms.contains { targets.contains($0.variable) } }
+        var candidates = Array(determining)
+        for p in compiled.indices where names(p) { candidates.append(p) }
+        candidates.sort()
+        var previous = -1
+        for p in candidates where p != previous {
+            previous = p
+            let c = compiled[p]
+            guard c.active, let id = solverIDs[p] else { continue }
+            let names = names(p)
             if let others = conflicts[id] {
                 out.append(ExplainedBreak(constraint: describe(p), required: true,
                                           conflictsWith: others.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
@@ -210,9 +267,8 @@ extension LayoutSystem {
             case .greaterOrEqual: violated = v < -tolerance
             }
             guard violated else { continue }
-            let holding = solver.explanation(of: c.expression).constraints.filter { $0 != id }
-            out.append(ExplainedBreak(constraint: describe(p), required: false,
-                                      conflictsWith: holding.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
+            let holding = deciding(solver.explanation(of: c.expression)).filter { $0 != p }
+            out.append(ExplainedBreak(constraint: describe(p), required: false, conflictsWith: holding.map { describe($0) }))
         }
         return out
     }
