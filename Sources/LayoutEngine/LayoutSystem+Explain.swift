@@ -72,24 +72,26 @@ extension LayoutSystem {
     func deciding(_ explanation: Explanation) -> [Int] {
         var out = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
         if out.isEmpty { return out }
-        // The named constraints' variables, marked by index: a constraint is compared in full
-        // only when its first variable is one of them (one array read for most of a document).
+        // The named constraints by their first variable (terms sorted by variable), marked by
+        // index: a constraint is compared only with the named ones that start with its first
+        // variable, and only when one does (one array read for most of a document).
         var marked = [Bool](repeating: false, count: viewOfVariable.count)
-        var named: [(position: Int, terms: [Term])] = []
+        var byFirst: [Int32: [[Term]]] = [:]
         for p in out {
             let terms = compiled[p].terms.sorted { $0.variable < $1.variable }
-            if terms.isEmpty { continue }
-            named.append((p, terms))
-            for t in terms where Int(t.variable.index) < marked.count { marked[Int(t.variable.index)] = true }
+            guard let first = terms.first, Int(first.variable.index) < marked.count else { continue }
+            marked[Int(first.variable.index)] = true
+            byFirst[first.variable.index, default: []].append(terms)
         }
-        if named.isEmpty { return out }
+        if byFirst.isEmpty { return out }
         let known = Set(out)
-        for p in compiled.indices where compiled[p].active && !known.contains(p) && solverIDs[p] != nil {
+        for p in compiled.indices {
             let c = compiled[p]
-            guard let first = c.terms.first, Int(first.variable.index) < marked.count,
-                  marked[Int(first.variable.index)] else { continue }
+            guard let first = c.terms.min(by: { $0.variable < $1.variable })?.variable,
+                  Int(first.index) < marked.count, marked[Int(first.index)],
+                  c.active, solverIDs[p] != nil, !known.contains(p) else { continue }
             let terms = c.terms.sorted { $0.variable < $1.variable }
-            guard named.contains(where: { Self.parallel($0.terms, terms) }) else { continue }
+            guard byFirst[first.index]?.contains(where: { Self.parallel($0, terms) }) == true else { continue }
             // Holds with equality: within the tolerance `breaks` counts as satisfied.
             guard abs(value(of: c.expression)) <= 1e-7 else { continue }
             out.append(p)
@@ -119,7 +121,20 @@ extension LayoutSystem {
     /// shown (that view is its `subject`, written on the left); ties in processing order.
     private func chainOrder(_ positions: [Int], from terms: [Term],
                             _ renderer: ConstraintRenderer) -> [(position: Int, subject: Int?)] {
-        var remaining = positions.sorted()
+        let sorted = positions.sorted()
+        // Each view's constraints among them, ascending: a value at the end of a long chain has
+        // as many constraints as views, and looking each view's up (not scanning all that remain
+        // for each view reached) keeps the ordering linear in them.
+        var byView: [Int: [Int]] = [:]
+        for (k, p) in sorted.enumerated() {
+            var last = -1
+            for v in compiled[p].terms.compactMap({ renderer.view(of: $0.variable) }).sorted() where v != last {
+                last = v
+                byView[v, default: []].append(k)
+            }
+        }
+        var done = [Bool](repeating: false, count: sorted.count)
+        var left = sorted.count
         var queue: [Int] = []
         var seen = Set<Int>()
         func reach(_ terms: [Term]) {
@@ -127,28 +142,26 @@ extension LayoutSystem {
         }
         reach(terms)
         var out: [(position: Int, subject: Int?)] = []
-        var head = 0
-        while !remaining.isEmpty {
+        var head = 0, first = 0
+        while left > 0 {
             guard head < queue.count else {
                 // Not connected through views to what is shown so far (a constraint over variables
                 // of no view): shown as it is.
-                let p = remaining.removeFirst()
-                out.append((p, nil))
-                reach(compiled[p].terms)
+                while done[first] { first += 1 }
+                done[first] = true
+                left -= 1
+                out.append((sorted[first], nil))
+                reach(compiled[sorted[first]].terms)
                 continue
             }
             let subject = queue[head]
             head += 1
-            var rest: [Int] = []
-            for p in remaining {
-                if compiled[p].terms.contains(where: { renderer.view(of: $0.variable) == subject }) {
-                    out.append((p, subject))
-                    reach(compiled[p].terms)
-                } else {
-                    rest.append(p)
-                }
+            for k in byView[subject] ?? [] where !done[k] {
+                done[k] = true
+                left -= 1
+                out.append((sorted[k], subject))
+                reach(compiled[sorted[k]].terms)
             }
-            remaining = rest
         }
         return out
     }
