@@ -52,22 +52,36 @@ struct ConstraintRenderer {
 
     /// The terms as anchors, views in order of first appearance.
     func pieces(_ terms: [Term]) -> [Piece] {
+        // A constraint names few views: their sums in small arrays, not maps (this runs for every
+        // constraint of an answer, twice: its text and its step of the chain).
         var order: [Int] = []
-        var sums: [Int: [Field: Double]] = [:]
+        var sums: [(minX: Double, minY: Double, width: Double, height: Double)] = []
         var loose: [Piece] = []
         for t in terms {
             guard let owner = owner(t.variable) else {
                 loose.append(Piece(coefficient: t.coefficient, view: -1, name: "v\(t.variable.index)"))
                 continue
             }
-            if sums[owner.view] == nil { order.append(owner.view) }
-            sums[owner.view, default: [:]][owner.field, default: 0] += t.coefficient
+            let k: Int
+            if let found = order.firstIndex(of: owner.view) {
+                k = found
+            } else {
+                order.append(owner.view)
+                sums.append((0, 0, 0, 0))
+                k = order.count - 1
+            }
+            switch owner.field {
+            case .minX: sums[k].minX += t.coefficient
+            case .minY: sums[k].minY += t.coefficient
+            case .width: sums[k].width += t.coefficient
+            case .height: sums[k].height += t.coefficient
+            }
         }
         var out: [Piece] = []
-        for view in order {
-            let s = sums[view]!
-            out += axis(view, s[.minX] ?? 0, s[.width] ?? 0, names: ("left", "right", "centerX", "width"))
-            out += axis(view, s[.minY] ?? 0, s[.height] ?? 0, names: ("top", "bottom", "centerY", "height"))
+        for (k, view) in order.enumerated() {
+            let s = sums[k]
+            out += axis(view, s.minX, s.width, names: ("left", "right", "centerX", "width"))
+            out += axis(view, s.minY, s.height, names: ("top", "bottom", "centerY", "height"))
         }
         return out + loose
     }

@@ -180,7 +180,8 @@ extension LayoutSystem {
     /// The constraint at `p` as an explanation lists it.
     private func describe(_ p: Int, _ renderer: ConstraintRenderer, _ written: ((Int) -> JSONValue?)?) -> ExplainedConstraint {
         let c = compiled[p]
-        let rendered = renderer.equation(c.terms, constant: c.constant, relation: c.relation, subject: nil)
+        // Written out only where it is shown: most entries are shown in their own words.
+        var rendered: String { renderer.equation(c.terms, constant: c.constant, relation: c.relation, subject: nil) }
         var text: String
         switch c.key {
         case .entry(let id, _):
