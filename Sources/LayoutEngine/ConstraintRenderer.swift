@@ -18,49 +18,77 @@ struct ConstraintRenderer {
         var name: String
     }
 
-    /// Variable index → (view position, field).
-    private var owners: [Int32: (view: Int, field: Field)] = [:]
-    private let ids: [String]
+    private let views: [View]
+    private let viewVariables: [ViewVariables?]
+    /// Variable index → view position (-1: no view's): the system's `viewOfVariable`, so that a
+    /// renderer, made for each explanation, costs nothing to make (no map of every view's
+    /// variables built per request).
+    private let viewOfVariable: [Int32]
 
-    init(views: [View], variables: [String: ViewVariables]) {
-        ids = views.map(\.id)
-        for (i, view) in views.enumerated() {
-            guard let v = variables[view.id] else { continue }
-            owners[v.minX.index] = (i, .minX)
-            owners[v.minY.index] = (i, .minY)
-            owners[v.width.index] = (i, .width)
-            owners[v.height.index] = (i, .height)
+    /// - Parameters: `viewVariables`: each view's variables in view order; `viewOfVariable`: each
+    ///   variable's view position, -1 for none (as `LayoutSystem` keeps them).
+    init(views: [View], viewVariables: [ViewVariables?], viewOfVariable: [Int32]) {
+        self.views = views
+        self.viewVariables = viewVariables
+        self.viewOfVariable = viewOfVariable
+    }
+
+    private func owner(_ v: Variable) -> (view: Int, field: Field)? {
+        let i = Int(v.index)
+        guard i >= 0, i < viewOfVariable.count else { return nil }
+        let view = Int(viewOfVariable[i])
+        guard view >= 0, view < viewVariables.count, let vars = viewVariables[view] else { return nil }
+        switch v {
+        case vars.minX: return (view, .minX)
+        case vars.minY: return (view, .minY)
+        case vars.width: return (view, .width)
+        case vars.height: return (view, .height)
+        default: return nil
         }
     }
 
     /// The view position whose variable `v` is (nil: no view's).
-    func view(of v: Variable) -> Int? { owners[v.index]?.view }
+    func view(of v: Variable) -> Int? { owner(v)?.view }
 
     /// The terms as anchors, views in order of first appearance.
     func pieces(_ terms: [Term]) -> [Piece] {
+        // A constraint names few views: their sums in small arrays, not maps (this runs for every
+        // constraint of an answer, twice: its text and its step of the chain).
         var order: [Int] = []
-        var sums: [Int: [Field: Double]] = [:]
+        var sums: [(minX: Double, minY: Double, width: Double, height: Double)] = []
         var loose: [Piece] = []
         for t in terms {
-            guard let owner = owners[t.variable.index] else {
+            guard let owner = owner(t.variable) else {
                 loose.append(Piece(coefficient: t.coefficient, view: -1, name: "v\(t.variable.index)"))
                 continue
             }
-            if sums[owner.view] == nil { order.append(owner.view) }
-            sums[owner.view, default: [:]][owner.field, default: 0] += t.coefficient
+            let k: Int
+            if let found = order.firstIndex(of: owner.view) {
+                k = found
+            } else {
+                order.append(owner.view)
+                sums.append((0, 0, 0, 0))
+                k = order.count - 1
+            }
+            switch owner.field {
+            case .minX: sums[k].minX += t.coefficient
+            case .minY: sums[k].minY += t.coefficient
+            case .width: sums[k].width += t.coefficient
+            case .height: sums[k].height += t.coefficient
+            }
         }
         var out: [Piece] = []
-        for view in order {
-            let s = sums[view]!
-            out += axis(view, s[.minX] ?? 0, s[.width] ?? 0, names: ("left", "right", "centerX", "width"))
-            out += axis(view, s[.minY] ?? 0, s[.height] ?? 0, names: ("top", "bottom", "centerY", "height"))
+        for (k, view) in order.enumerated() {
+            let s = sums[k]
+            out += axis(view, s.minX, s.width, names: ("left", "right", "centerX", "width"))
+            out += axis(view, s.minY, s.height, names: ("top", "bottom", "centerY", "height"))
         }
         return out + loose
     }
 
     private func axis(_ view: Int, _ position: Double, _ size: Double,
                       names: (start: String, end: String, center: String, size: String)) -> [Piece] {
-        func piece(_ c: Double, _ name: String) -> Piece { Piece(coefficient: c, view: view, name: "\(ids[view]).\(name)") }
+        func piece(_ c: Double, _ name: String) -> Piece { Piece(coefficient: c, view: view, name: "\(views[view].id).\(name)") }
         if position == 0 { return size == 0 ? [] : [piece(size, names.size)] }
         if size == 0 { return [piece(position, names.start)] }
         if size == position { return [piece(position, names.end)] }

@@ -29,9 +29,9 @@ extension LayoutSystem {
                                      coefficient: 1, into: &terms, constant: &constant)
         terms = AnchorTranslation.canonical(terms)
         let expression = Expression(terms, constant: constant)
-        let renderer = ConstraintRenderer(views: document.views, variables: variables)
+        let renderer = ConstraintRenderer(views: document.views, viewVariables: viewVariables, viewOfVariable: viewOfVariable)
         let explanation = solver.explanation(of: expression)
-        let positions = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
+        let positions = deciding(explanation)
         let ordered = chainOrder(positions, from: terms, renderer)
         var steps = ordered.map { p, subject in
             renderer.equation(compiled[p].terms, constant: compiled[p].constant, relation: compiled[p].relation,
@@ -40,7 +40,11 @@ extension LayoutSystem {
         for v in explanation.parameters {
             steps.append(ConstraintRenderer.sum(renderer.pieces([Term(v)]), constant: 0) + " (no constraint fixes it)")
         }
-        let directions = solver.freeDirections(moving: expression)
+        // Every free direction of the system is the costliest part of an answer. When the kept
+        // ambiguity is current and names no view, none moves a view's variable (a root that moved
+        // would be ambiguous, and a child that moves with its parent moves its parent), so none
+        // moves the explained anchor: the general path would find none.
+        let directions = skipsFreeDirections ? [] : solver.freeDirections(moving: expression)
         var moved = Set<Int>()
         for d in directions { for (v, _) in d.rates { if let i = renderer.view(of: v) { moved.insert(i) } } }
         let describe = { (p: Int) in self.describe(p, renderer, written) }
@@ -54,6 +58,59 @@ extension LayoutSystem {
             broken: breaks(determining: Set(positions), target: Set(terms.map(\.variable)), describe: describe)))
     }
 
+    /// The positions of the constraints that decide a value: those of the solver's row
+    /// (`explanation`) and every active constraint parallel to one of them (the same variables,
+    /// proportional coefficients) that holds with equality, ascending.
+    ///
+    /// Equally tight constraints (`a.width <= 10` twice, `a.width == 10` with `a.width <= 10`, an
+    /// intrinsic size's hugging and compression resistance at the size) hold the value together:
+    /// which one the solver's row names depends on the order the session's edits reached the
+    /// state, so a fresh solve of the same document could name the other. Naming all of them is
+    /// the rule (docs/http.md, "Explain"): the answer is the document's, not the history's, and it
+    /// is what an Auto Layout user looking for what pins a view needs to see (removing one of them
+    /// alone does not free the view).
+    func deciding(_ explanation: Explanation) -> [Int] {
+        var out = explanation.constraints.compactMap { positionOfConstraint[$0.index].map(Int.init) }
+        if out.isEmpty { return out }
+        // The named constraints by their first variable (terms sorted by variable), marked by
+        // index: a constraint is compared only with the named ones that start with its first
+        // variable, and only when one does (one array read for most of a document).
+        var marked = [Bool](repeating: false, count: viewOfVariable.count)
+        var byFirst: [Int32: [[Term]]] = [:]
+        for p in out {
+            let terms = compiled[p].terms.sorted { $0.variable < $1.variable }
+            guard let first = terms.first, Int(first.variable.index) < marked.count else { continue }
+            marked[Int(first.variable.index)] = true
+            byFirst[first.variable.index, default: []].append(terms)
+        }
+        if byFirst.isEmpty { return out }
+        let known = Set(out)
+        for p in compiled.indices {
+            let c = compiled[p]
+            guard let first = c.terms.min(by: { $0.variable < $1.variable })?.variable,
+                  Int(first.index) < marked.count, marked[Int(first.index)],
+                  c.active, solverIDs[p] != nil, !known.contains(p) else { continue }
+            let terms = c.terms.sorted { $0.variable < $1.variable }
+            guard byFirst[first.index]?.contains(where: { Self.parallel($0, terms) }) == true else { continue }
+            // Holds with equality: within the tolerance `breaks` counts as satisfied.
+            guard abs(value(of: c.expression)) <= 1e-7 else { continue }
+            out.append(p)
+        }
+        return out.sorted()
+    }
+
+    /// The same variables (both sorted by variable) with proportional coefficients.
+    static func parallel(_ a: [Term], _ b: [Term]) -> Bool {
+        guard a.count == b.count, let a0 = a.first, let b0 = b.first, b0.coefficient != 0 else { return false }
+        let ratio = a0.coefficient / b0.coefficient
+        return zip(a, b).allSatisfy { x, y in
+            x.variable == y.variable && abs(x.coefficient - ratio * y.coefficient) <= 1e-9 * max(1, abs(x.coefficient))
+        }
+    }
+
+    /// The kept `diagnostics.ambiguous` says no free direction moves a view (see `explain`).
+    var skipsFreeDirections: Bool { ambiguityIsCurrent && ambiguous.isEmpty }
+
     /// `Σ terms + constant` at the current solution.
     private func value(of e: Expression) -> Double {
         e.terms.reduce(e.constant) { $0 + $1.coefficient * solver.value($1.variable) }
@@ -64,7 +121,20 @@ extension LayoutSystem {
     /// shown (that view is its `subject`, written on the left); ties in processing order.
     private func chainOrder(_ positions: [Int], from terms: [Term],
                             _ renderer: ConstraintRenderer) -> [(position: Int, subject: Int?)] {
-        var remaining = positions.sorted()
+        let sorted = positions.sorted()
+        // Each view's constraints among them, ascending: a value at the end of a long chain has
+        // as many constraints as views, and looking each view's up (not scanning all that remain
+        // for each view reached) keeps the ordering linear in them.
+        var byView: [Int: [Int]] = [:]
+        for (k, p) in sorted.enumerated() {
+            var last = -1
+            for v in compiled[p].terms.compactMap({ renderer.view(of: $0.variable) }).sorted() where v != last {
+                last = v
+                byView[v, default: []].append(k)
+            }
+        }
+        var done = [Bool](repeating: false, count: sorted.count)
+        var left = sorted.count
         var queue: [Int] = []
         var seen = Set<Int>()
         func reach(_ terms: [Term]) {
@@ -72,28 +142,26 @@ extension LayoutSystem {
         }
         reach(terms)
         var out: [(position: Int, subject: Int?)] = []
-        var head = 0
-        while !remaining.isEmpty {
+        var head = 0, first = 0
+        while left > 0 {
             guard head < queue.count else {
                 // Not connected through views to what is shown so far (a constraint over variables
                 // of no view): shown as it is.
-                let p = remaining.removeFirst()
-                out.append((p, nil))
-                reach(compiled[p].terms)
+                while done[first] { first += 1 }
+                done[first] = true
+                left -= 1
+                out.append((sorted[first], nil))
+                reach(compiled[sorted[first]].terms)
                 continue
             }
             let subject = queue[head]
             head += 1
-            var rest: [Int] = []
-            for p in remaining {
-                if compiled[p].terms.contains(where: { renderer.view(of: $0.variable) == subject }) {
-                    out.append((p, subject))
-                    reach(compiled[p].terms)
-                } else {
-                    rest.append(p)
-                }
+            for k in byView[subject] ?? [] where !done[k] {
+                done[k] = true
+                left -= 1
+                out.append((sorted[k], subject))
+                reach(compiled[sorted[k]].terms)
             }
-            remaining = rest
         }
         return out
     }
@@ -112,7 +180,8 @@ extension LayoutSystem {
     /// The constraint at `p` as an explanation lists it.
     private func describe(_ p: Int, _ renderer: ConstraintRenderer, _ written: ((Int) -> JSONValue?)?) -> ExplainedConstraint {
         let c = compiled[p]
-        let rendered = renderer.equation(c.terms, constant: c.constant, relation: c.relation, subject: nil)
+        // Written out only where it is shown: most entries are shown in their own words.
+        var rendered: String { renderer.equation(c.terms, constant: c.constant, relation: c.relation, subject: nil) }
         var text: String
         switch c.key {
         case .entry(let id, _):
@@ -185,10 +254,19 @@ extension LayoutSystem {
         // A constraint held to within this is satisfied: the solver's values carry rounding.
         let tolerance = 1e-7
         var out: [ExplainedBreak] = []
-        for (p, c) in compiled.enumerated() where c.active {
-            guard let id = solverIDs[p] else { continue }
-            let names = c.terms.contains { target.contains($0.variable) }
-            guard names || determining.contains(p) else { continue }
+        // The anchor has at most four variables: compared in a list, not hashed for every term of
+        // every constraint (this scan is most of an answer's cost in a large document).
+        let targets = Array(target)
+        func names(_ p: Int) -> Bool { compiled[p].terms.contains { targets.contains($0.variable) } }
+        var candidates = Array(determining)
+        for p in compiled.indices where names(p) { candidates.append(p) }
+        candidates.sort()
+        var previous = -1
+        for p in candidates where p != previous {
+            previous = p
+            let c = compiled[p]
+            guard c.active, let id = solverIDs[p] else { continue }
+            let names = names(p)
             if let others = conflicts[id] {
                 out.append(ExplainedBreak(constraint: describe(p), required: true,
                                           conflictsWith: others.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
@@ -203,9 +281,8 @@ extension LayoutSystem {
             case .greaterOrEqual: violated = v < -tolerance
             }
             guard violated else { continue }
-            let holding = solver.explanation(of: c.expression).constraints.filter { $0 != id }
-            out.append(ExplainedBreak(constraint: describe(p), required: false,
-                                      conflictsWith: holding.compactMap { positionOfConstraint[$0.index].map { describe(Int($0)) } }))
+            let holding = deciding(solver.explanation(of: c.expression)).filter { $0 != p }
+            out.append(ExplainedBreak(constraint: describe(p), required: false, conflictsWith: holding.map { describe($0) }))
         }
         return out
     }

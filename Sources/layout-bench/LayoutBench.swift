@@ -29,6 +29,8 @@ struct LayoutBench: ParsableCommand {
                            document (at most 2,000), against a fresh solve (StackBench.swift)
           text-resize      resize the root of a page of wrapped labels (at most 1,000), against
                            a fresh solve (TextBench.swift)
+          explain          explain every view's top and leading, against a fresh solve
+                           (ExplainBench.swift)
         checksum = Σ over views of x + y (relative to the parent) + width + height.
         `layout-bench store` times the SQLite session store instead (see its --help).
         """,
@@ -53,6 +55,7 @@ struct LayoutBench: ParsableCommand {
     var parseOnly: Int?
     @Option(help: "Only run the profile case (ProfileBench.swift: the cold pipeline's phases and the tableau's rows by kind) this many times.")
     var profileOnly: Int?
+    @Flag(help: "Only run the explain case (ExplainBench.swift).") var explainOnly = false
 
     func run() throws {
         guard let bundle else { throw ValidationError("Missing expected argument '--bundle <bundle>'") }
@@ -69,6 +72,7 @@ struct LayoutBench: ParsableCommand {
         if let parseOnly { return try parseCase(documentJSON, workload: workload, views: views, reps: parseOnly) }
         if let profileOnly { return try profileCase(documentJSON, workload: workload, views: views, reps: profileOnly) }
         let reps = buildReps ?? (views <= 200 ? 20 : views <= 2000 ? 5 : 3)
+        if explainOnly { return try explainCase(document, workload: workload, views: views, reps: reps) }
 
         var builds: [Double] = []
         var system: LayoutSystem? = nil
@@ -147,6 +151,7 @@ struct LayoutBench: ParsableCommand {
         try jsonParsers(document: text, patch: patch, workload: workload, views: views)
         try stackHide(workload: workload, views: views)
         try textResize(workload: workload, views: views)
+        try explainCase(document, workload: workload, views: views, reps: reps)
     }
 
     func checksum(_ s: LayoutSystem) -> Double {

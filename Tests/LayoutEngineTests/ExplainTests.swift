@@ -165,3 +165,94 @@ struct ExplainTests {
         #expect(j["freeViews"]?.arrayValue?.isEmpty == true && j["broken"]?.arrayValue?.isEmpty == true)
     }
 }
+
+/// A session keeps `diagnostics.ambiguous` current (`refreshDiagnostics`); explain then skips the
+/// free directions when it names no view. An answer must stay what the general path gives.
+@Suite("Explain with the kept ambiguity")
+struct ExplainKeptAmbiguityTests {
+    @Test("a session made ambiguous by an edit after a refresh still answers ambiguous, with the free view")
+    func ambiguousAfterEdit() throws {
+        let doc = """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}}, "a": {"parent": "root"}},
+         "constraints": {"l": "a.left == root.left + 5", "w": "a.width == 10", "h": "a.height == 10", "t": "a.top == root.top"}}
+        """
+        var system = LayoutSystem(document: try EngineFixtures.document(doc))
+        #expect(system.refreshDiagnostics().ambiguous.isEmpty)
+        #expect(try !system.explain(view: "a", attribute: "left").get().ambiguous)
+        // Removing `l` leaves a's left edge free; the kept ambiguity is stale until refreshed.
+        var edited = system.document
+        edited.constraints.removeAll { $0.id == "l" }
+        system.apply(.document(edited))
+        let before = try system.explain(view: "a", attribute: "left").get()
+        #expect(before.ambiguous && before.freeViews == ["a"])
+        #expect(system.refreshDiagnostics().ambiguous == ["a"])
+        let after = try system.explain(view: "a", attribute: "left").get()
+        #expect(after == before)
+        #expect(try !system.explain(view: "a", attribute: "width").get().ambiguous)
+    }
+}
+
+/// Equally tight constraints are all named (docs/http.md, "Explain"), whatever edits led to the
+/// state: which one the solver's row holds depends on the order they became tight.
+@Suite("Explain names the same constraints whatever the history")
+struct ExplainHistoryTests {
+    /// `a` wants 20 wide (priority 500) under two caps, `w2 <= cap2` and `w3 <= cap3`.
+    static func document(cap2: Int, cap3: Int) -> String {
+        """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}}, "a": {"parent": "root"}},
+         "constraints": {"l": "a.left == root.left", "t": "a.top == root.top", "h": "a.height == 10",
+                         "o": {"first": "a.width", "constant": 20, "priority": 500},
+                         "w2": "a.width <= \(cap2)", "w3": "a.width <= \(cap3)"}}
+        """
+    }
+
+    /// A session of `from` brought to `to` by changing constants in place, in `order`.
+    static func edited(from: String, to: String, order: [String]) throws -> LayoutSystem {
+        var system = LayoutSystem(document: try EngineFixtures.document(from))
+        system.refreshDiagnostics()
+        let target = try EngineFixtures.document(to)
+        for id in order {
+            let i = try #require(target.constraints.firstIndex { $0.id == id })
+            let stats = system.apply(.constant(entry: i, constant: target.constraints[i].items[0].constant))
+            #expect(!stats.rebuilt, "the constant change of \(id) rebuilt the system")
+        }
+        system.refreshDiagnostics()
+        return system
+    }
+
+    @Test("two caps brought to the same width by constant changes, in either order, explain as a fresh solve does",
+          arguments: [(12, 10, ["w2"]), (10, 12, ["w3"]), (14, 12, ["w3", "w2"]), (12, 14, ["w2", "w3"])])
+    func capsTiedByEdits(_ start: (Int, Int, [String])) throws {
+        let final = Self.document(cap2: 10, cap3: 10)
+        let session = try Self.edited(from: Self.document(cap2: start.0, cap3: start.1), to: final, order: start.2)
+        var fresh = LayoutSystem(document: try EngineFixtures.document(final))
+        fresh.refreshDiagnostics()
+        for attribute in ["width", "right", "centerX"] {
+            let a = try session.explain(view: "a", attribute: attribute).get()
+            let b = try fresh.explain(view: "a", attribute: attribute).get()
+            #expect(a == b, "\(attribute): \(a.constraints.map(\.id)) after edits, \(b.constraints.map(\.id)) fresh")
+        }
+        // By hand: a.width = 10, held by both caps (each alone would hold it); o is unsatisfied,
+        // held off by both.
+        let width = try fresh.explain(view: "a", attribute: "width").get()
+        #expect(width.value == 10 && width.constraints.map(\.id).sorted() == ["w2", "w3"])
+        let o = try #require(width.broken.first { $0.constraint.id == "o" })
+        #expect(!o.required && Set(o.conflictsWith.map(\.id)) == ["w2", "w3"])
+    }
+
+    @Test("an equality and an inequality at the same value are both named; an unrelated tight constraint is not")
+    func equalityAndCap() throws {
+        // By hand: a.width = 10 (w); the cap c (a.width <= 10) is met with equality; b.width <= a.width
+        // is tight too (b wants 30) but it bounds b, not a.
+        let doc = """
+        {"views": {"root": {"frame": {"width": 100, "height": 100}}, "a": {"parent": "root"}, "b": {"parent": "root"}},
+         "constraints": {"w": "a.width == 10", "c": "a.width <= 10", "bw": "b.width <= a.width",
+                         "bo": {"first": "b.width", "constant": 30, "priority": 500}}}
+        """
+        let system = LayoutSystem(document: try EngineFixtures.document(doc))
+        let width = try system.explain(view: "a", attribute: "width").get()
+        #expect(width.constraints.map(\.id).sorted() == ["c", "w"])
+        let b = try system.explain(view: "b", attribute: "width").get()
+        #expect(b.value == 10 && b.constraints.map(\.id).contains("bw"))
+    }
+}
