@@ -170,6 +170,12 @@ struct LayoutBench: ParsableCommand {
 
     func emit(_ pairs: [(String, Any)]) {
         var w = JSONWriter()
+        append(pairs, to: &w)
+        print(String(decoding: w.bytes, as: UTF8.self))
+    }
+
+    /// An object of `pairs`; a value that is itself pairs is a nested object.
+    func append(_ pairs: [(String, Any)], to w: inout JSONWriter) {
         w.appendRaw("{")
         for (i, (k, v)) in pairs.enumerated() {
             if i > 0 { w.appendRaw(",") }
@@ -178,11 +184,11 @@ struct LayoutBench: ParsableCommand {
             case let s as String: w.appendString(s)
             case let n as Int: w.appendInteger(Int64(n))
             case let d as Double: w.appendNumber((d * 1000).rounded() / 1000)
+            case let nested as [(String, Any)]: append(nested, to: &w)
             default: w.appendNull()
             }
         }
         w.appendRaw("}")
-        print(String(decoding: w.bytes, as: UTF8.self))
     }
 }
 
