@@ -6,7 +6,8 @@ import LayoutEngine
 import LayoutModel
 
 extension LayoutBench {
-    /// `profile`: the cold pipeline of the document's text split into its phases (JSON parse,
+    /// `profile`: the cold pipeline of the document's text (as `POST /v1/solve` runs it: a one-shot
+    /// build, `LayoutSystem.solveOnce`) split into its phases (JSON parse,
     /// document validation, compilation, required adds, optional adds, values and frame index,
     /// response encoding), p50 of each over `reps` runs, then the tableau's rows by kind: where a
     /// cold solve's time and cells go.
@@ -25,7 +26,7 @@ extension LayoutBench {
             let t1 = clock()
             guard case .success(let d) = DocumentParser.parse(parsed) else { throw ValidationError("invalid") }
             let t2 = clock()
-            let (system, phases) = LayoutSystem.timedBuild(document: d, clock: clock)
+            let (system, phases) = LayoutSystem.timedBuild(document: d, once: true, clock: clock)
             let t3 = clock()
             let body = ResultEncoder.solveBody(system)
             let t4 = clock()
@@ -68,11 +69,10 @@ extension LayoutBench {
         }
         rows.append(("json_tree_released", probe.sample()))
         var buildSamples: [MemoryProbe.Sample] = []
-        var system: LayoutSystem? = LayoutSystem.timedBuild(document: document!, clock: {
+        var system: LayoutSystem? = LayoutSystem.timedBuild(document: document.take()!, once: true, clock: {
             buildSamples.append(probe.sample())
             return 0
         }).0
-        document = nil
         // The build's clock is read once before compiling, then at the end of each phase.
         for (name, sample) in zip(["compile", "add_required", "add_optional", "finish"], buildSamples.dropFirst()) {
             rows.append((name, sample))
