@@ -17,8 +17,7 @@ extension LayoutSystem {
     /// The compiled constraints stay: the solver's records share their terms, and diagnostics
     /// name their owners. A document with text keeps its items: settling its heights may
     /// rebuild, which compiles the document again. The caller should pass its only reference
-    /// (`consume`): the items are let go of by replacing the entries, which frees them only if no
-    /// one else holds them.
+    /// (`consume`): otherwise emptying the items copies the entries and frees nothing.
     public static func solveOnce(_ document: consuming Document, coordinates: Coordinates = .relative) -> SolvedOnce {
         var system = LayoutSystem(unbuiltOnce: document)
         system.build(rememberingDelegates: [:])
@@ -36,13 +35,10 @@ extension LayoutSystem {
     /// A one-shot build lets go of what only edits read (see `solveOnce`).
     var releasesForEdits: Bool { solvedOnce && textViews.isEmpty }
 
-    /// Replaces the entries with copies without items: ids, activation and labels stay (the
-    /// diagnostics name entries and their group and identifier).
+    /// Empties the entries' items in place: ids, activation and labels stay (the diagnostics
+    /// name entries and their group and identifier). In place rather than by a mapped copy: when
+    /// the system holds the only reference there is no second array of entries at all.
     mutating func releaseEntryItems() {
-        document.constraints = document.constraints.map { entry in
-            var bare = entry
-            bare.items = []
-            return bare
-        }
+        for i in document.constraints.indices { document.constraints[i].items = [] }
     }
 }
