@@ -13,7 +13,7 @@ import PackageDescription
 //   Primitives: a lock, a clock, a thread starter, ASCII comparison, percent-decoding (imports only the C library)
 //   Access → Primitives  (API keys: the keys file, SHA-256/HMAC, rate limits, stream tokens; imports only the C library besides)
 //   layoutd → LayoutAPI, EventHTTP, CProblemReplies, CMimalloc, Storage, SQLiteStorage, PostgresStorage, Telemetry, Access, ArgumentParser, Logging
-//   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, ArgumentParser
+//   layout-bench → Cassowary, LayoutEngine, LayoutModel, LayoutAPI, JSON, Storage, SQLiteStorage, CMemoryProbe, ArgumentParser
 //   Storage (session records, the store protocol, the in-memory store) → JSON
 //   SQLiteStorage → Storage, CSQLite, Primitives  (the embedded store; nothing else imports SQLite)
 //   PostgresStorage → Storage, CLibPQ, Primitives, JSON  (the shared store of several nodes; nothing else imports libpq)
@@ -91,8 +91,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // glibc's live-bytes count (mallinfo2) for layout-bench's memory probe only.
+        .target(name: "CMemoryProbe"),
         .executableTarget(name: "layout-bench", dependencies: [
-            "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON", "Storage", "SQLiteStorage",
+            "Cassowary", "LayoutEngine", "LayoutModel", "LayoutAPI", "JSON", "Storage", "SQLiteStorage", "CMemoryProbe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Helpers shared by the test targets (the conformance judge, a seeded generator, `eventually`).

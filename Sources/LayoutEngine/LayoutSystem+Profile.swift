@@ -12,16 +12,19 @@ public struct BuildPhases: Sendable {
 }
 
 extension LayoutSystem {
-    /// Builds `document` as `init(document:)` does, timing each phase with `clock` (nanoseconds).
-    public static func timedBuild(document: Document, clock: () -> UInt64) -> (LayoutSystem, BuildPhases) {
+    /// Builds `document` as `init(document:)` does (as `solveOnce` does when `once`), timing each
+    /// phase with `clock` (nanoseconds).
+    public static func timedBuild(document: consuming Document, once: Bool = false,
+                                  clock: () -> UInt64) -> (LayoutSystem, BuildPhases) {
         var system = LayoutSystem(unbuilt: document)
+        system.solvedOnce = once
         let phases = withoutActuallyEscaping(clock) { system.build(rememberingDelegates: [:], clock: $0) }
         return (system, phases)
     }
 
-    private init(unbuilt document: Document) {
+    private init(unbuilt document: consuming Document) {
+        self.activation = ActivationContext(document: copy document, delegateMemory: [:])
         self.document = document
-        self.activation = ActivationContext(document: document, delegateMemory: [:])
     }
 
     /// The tableau's rows by kind (count, cells, longest and whose) and the objective rows'

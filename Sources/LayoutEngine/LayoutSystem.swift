@@ -32,7 +32,7 @@ public struct LayoutSystem: Sendable {
     var viewStart: [Int32] = []
     var entryStart: [Int32] = []
     /// The position in `compiled` of each solver constraint (by constraint index), for diagnostics.
-    var positionOfConstraint: [Int32: Int32] = [:]
+    var positionOfConstraint = ConstraintPositions()
     /// A delegate constraint's last state (spec: with no entry it keeps its last state).
     var delegateMemory: [String: Bool] = [:]
     /// Lookups for the fast edit paths, rebuilt with the document.
@@ -77,6 +77,9 @@ public struct LayoutSystem: Sendable {
     var textViews: [Int] = []
     var textMeasures: [String: TextMeasure] = [:]
     var unsettled: [String] = []
+    /// A system solved once and never edited (`solveOnce`): a build lets go of what only edits
+    /// read again (see `releasesForEdits`), so that a cold solve's peak holds less.
+    var solvedOnce = false
 
     /// Compiles `document` and solves it from scratch.
     public init(document: Document) {
@@ -127,11 +130,15 @@ public struct LayoutSystem: Sendable {
         editsSinceBuild = 0
         solver = Solver()
         variables = [:]
-        positionOfConstraint = [:]
+        positionOfConstraint = ConstraintPositions()
         let context = ActivationContext(document: document, delegateMemory: memory)
         indexDocument(context, index: Self.viewIndex(document))
         (compiled, viewStart, entryStart) = compile(document, index: viewIndex, activation: context)
         solverIDs = Array(repeating: nil, count: compiled.count)
+        // Read from the document's entries and the activation rules only, before a one-shot build
+        // lets go of the entries' items.
+        delegateMemory = nextDelegateMemory(context)
+        if releasesForEdits { releaseEntryItems() }
         lap(\.compileNanoseconds)
         // Required constraints first, in processing order (which decides what breaks), then the
         // optional ones: they cannot break, a unique optimum does not depend on their order, and
@@ -144,7 +151,6 @@ public struct LayoutSystem: Sendable {
             solverIDs[i] = install(c, at: i)
         }
         lap(\.optionalNanoseconds)
-        delegateMemory = nextDelegateMemory(context)
         indexFrames()
         inactive = inactiveEntries
         ambiguityStale = true
@@ -237,7 +243,7 @@ public struct LayoutSystem: Sendable {
         solverIDs = nextIDs
         viewStart = nextViewStart
         entryStart = nextEntryStart
-        positionOfConstraint = Dictionary(minimumCapacity: next.count)
+        positionOfConstraint = ConstraintPositions(minimumCapacity: next.count)
         for (j, id) in nextIDs.enumerated() { if let id { positionOfConstraint[id.index] = Int32(j) } }
         delegateMemory = nextDelegateMemory(context)
         indexDocument(context, index: nextIndex)

@@ -137,7 +137,9 @@ struct LayoutBench: ParsableCommand {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let parsed = try JSONParser.parse(text)
             guard case .success(let d) = DocumentParser.parse(parsed) else { throw ValidationError("invalid") }
-            let body = ResultEncoder.solveBody(LayoutSystem(document: d))
+            // As POST /v1/solve solves it.
+            let solved = LayoutSystem.solveOnce(d)
+            let body = ResultEncoder.solveBody(frames: solved.frames, diagnostics: solved.diagnostics)
             pipeline.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
             bytes = body.count
         }
@@ -175,6 +177,12 @@ struct LayoutBench: ParsableCommand {
 
     func emit(_ pairs: [(String, Any)]) {
         var w = JSONWriter()
+        append(pairs, to: &w)
+        print(String(decoding: w.bytes, as: UTF8.self))
+    }
+
+    /// An object of `pairs`; a value that is itself pairs is a nested object.
+    func append(_ pairs: [(String, Any)], to w: inout JSONWriter) {
         w.appendRaw("{")
         for (i, (k, v)) in pairs.enumerated() {
             if i > 0 { w.appendRaw(",") }
@@ -183,11 +191,11 @@ struct LayoutBench: ParsableCommand {
             case let s as String: w.appendString(s)
             case let n as Int: w.appendInteger(Int64(n))
             case let d as Double: w.appendNumber((d * 1000).rounded() / 1000)
+            case let nested as [(String, Any)]: append(nested, to: &w)
             default: w.appendNull()
             }
         }
         w.appendRaw("}")
-        print(String(decoding: w.bytes, as: UTF8.self))
     }
 }
 

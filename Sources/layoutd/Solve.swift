@@ -87,27 +87,48 @@ struct Solve: ParsableCommand {
 
     func run() throws {
         let source = file == "-" ? "<stdin>" : file
+        guard let reply = reply(source: source) else { throw ExitCode.failure }
+        // Written as it is, then the newline: a copy with the newline appended, and another into
+        // a Data, would hold the answer three times over.
+        if pretty, let value = try? JSONParser.parse(reply.body) {
+            Self.writeToStandardOutput(Array(JSONWriter.prettyString(value).utf8))
+        } else {
+            Self.writeToStandardOutput(reply.body)
+        }
+        Self.writeToStandardOutput([UInt8(ascii: "\n")])
+        if reply.status != 200 {
+            writeToStandardError(Solve.summary(of: reply, source: source))
+            throw ExitCode.failure
+        }
+    }
+
+    /// The answer for the input, or nil (said on stderr) when it cannot be read. The input's bytes
+    /// are let go of here, before the answer is written.
+    private func reply(source: String) -> APIResponse? {
         let document: [UInt8]
         switch readInput() {
         case .success(let bytes):
             document = bytes
         case .failure(let error):
             writeToStandardError("layoutd solve: cannot read \(source): \(error.message)\n")
-            throw ExitCode.failure
+            return nil
         }
-
         let configuration = APIConfiguration(maxBodyBytes: maxBodyBytes, maxViews: maxViews, maxConstraints: maxConstraints)
-        let reply = explain.map { Solve.explanation(of: $0, document: document, strict: strict, configuration: configuration) }
+        return explain.map { Solve.explanation(of: $0, document: document, strict: strict, configuration: configuration) }
             ?? Solve.answer(document: document, coordinates: coordinates, strict: strict, configuration: configuration)
-        var output = reply.body
-        if pretty, let value = try? JSONParser.parse(reply.body) {
-            output = Array(JSONWriter.prettyString(value).utf8)
-        }
-        output.append(UInt8(ascii: "\n"))
-        FileHandle.standardOutput.write(Data(output))
-        if reply.status != 200 {
-            writeToStandardError(Solve.summary(of: reply, source: source))
-            throw ExitCode.failure
+    }
+
+    /// All of `bytes` to stdout, retrying short writes and interruptions; another error (a closed
+    /// pipe, when SIGPIPE is ignored) ends the writing.
+    static func writeToStandardOutput(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }
+                offset += n
+            }
         }
     }
 

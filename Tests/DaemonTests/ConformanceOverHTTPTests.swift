@@ -77,7 +77,31 @@ struct ConformanceOverHTTPTests {
             let piped = try LayoutdBinary.run(["solve", "--coordinates", "absolute", "-"], input: Array(document.text.utf8))
             #expect(piped.status == 0, "\(name): \(piped.stderr)")
             #expect(piped.stdout == absolute.text + "\n", "\(name): CLI and HTTP disagree in absolute coordinates")
+
+            // Both solve once (LayoutSystem.solveOnce); a session keeps its system: the same answer.
+            let session = try c.put("/v1/sessions/cli-\(name.dropLast(".json".count))", document.text)
+            #expect(session.status == 201, "\(name): \(session.text.prefix(300))")
+            let once = try JSONParser.parse(cli.stdout), kept = try session.json()
+            #expect(once["frames"] == kept["frames"], "\(name): a one-shot solve and a session's frames differ")
+            #expect(once["diagnostics"] == kept["diagnostics"], "\(name): a one-shot solve and a session's diagnostics differ")
         }
+    }
+
+    @Test("layoutd solve writes an answer larger than a pipe holds completely, as POST /v1/solve answers it")
+    func largeAnswer() throws {
+        // 3,000 views placed by their frames: a 150 kB answer, more than a 64 kB pipe takes at once.
+        var views = [#""root": {"frame": {"width": 1000, "height": 1000}}"#]
+        for i in 0..<2999 {
+            views.append(#""v\#(i)": {"parent": "root", "frame": {"x": \#(i % 97), "y": \#(i % 89), "width": \#(10 + i % 7), "height": 20}}"#)
+        }
+        let document = #"{"views": {\#(views.joined(separator: ", "))}}"#
+        let daemon = try Daemon()
+        let http = try daemon.connect().post("/v1/solve", document)
+        #expect(http.status == 200)
+        #expect(http.text.utf8.count > 100_000)
+        let cli = try LayoutdBinary.run(["solve", "-"], input: Array(document.utf8))
+        #expect(cli.status == 0, "stderr: \(cli.stderr)")
+        #expect(cli.stdout == http.text + "\n")
     }
 }
 
