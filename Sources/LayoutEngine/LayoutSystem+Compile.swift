@@ -42,10 +42,12 @@ extension LayoutSystem {
         viewStart.append(Int32(out.count))
         // Every view has its variables now; entries find them by position (one hash per term).
         let vars = document.views.map { variables[$0.id] }
+        var scratch: [Term] = []
+        scratch.reserveCapacity(16)
         for entry in document.constraints {
             entryStart.append(Int32(out.count))
             Self.compileEntry(entry, direction: document.direction, views: document.views, index: index,
-                              variables: vars, activation: activation, into: &out)
+                              variables: vars, activation: activation, scratch: &scratch, into: &out)
         }
         entryStart.append(Int32(out.count))
         return (out, viewStart, entryStart)
@@ -120,9 +122,18 @@ extension LayoutSystem {
     static func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
                              variables: [ViewVariables?], activation: ActivationContext,
                              into out: inout [CompiledConstraint]) {
+        var scratch: [Term] = []
+        compileEntry(entry, direction: direction, views: views, index: index, variables: variables,
+                     activation: activation, scratch: &scratch, into: &out)
+    }
+
+    /// - Parameter scratch: reused for the raw terms of each item, so that a document's compilation
+    ///   allocates one array per constraint (its canonical terms), not two.
+    static func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
+                             variables: [ViewVariables?], activation: ActivationContext,
+                             scratch terms: inout [Term], into out: inout [CompiledConstraint]) {
         for (k, item) in entry.items.enumerated() {
-            var terms: [Term] = []
-            terms.reserveCapacity(item.terms.count * 2)
+            terms.removeAll(keepingCapacity: true)
             var constant = item.constant
             for t in item.terms {
                 guard let i = index[t.anchor.view], let v = variables[i] else { continue }
