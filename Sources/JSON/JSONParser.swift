@@ -191,9 +191,6 @@ private struct Parser {
     var frames: MoveStack<Frame>
     /// Reused buffer for decoding strings that contain escapes.
     var scratch: [UInt8] = []
-    /// Reused open-addressing table (key position + 1, 0 = empty) for the duplicate-key check of
-    /// large objects.
-    var keySlots: [Int32] = []
 
     init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         p = base
@@ -363,19 +360,11 @@ private struct Parser {
         let k = keyStack.base + ks
         var index: [String: Int]? = nil
         if count > JSONObject.indexThreshold {
-            // Distinct keys are checked over their bytes; the key → position table is left for the
-            // object's first lookup by key (most large objects are only read in order).
-            switch try asciiKeysDistinct(k, count: count, stackStart: ks) {
-            case true: break
-            case false:
-                // A key outside ASCII may equal another as Swift compares strings (canonical
-                // equivalence), which bytes cannot tell: the dictionary decides, as it always did.
-                var d = [String: Int](minimumCapacity: count)
-                for j in 0..<count where d.updateValue(j, forKey: k[j]) != nil {
-                    throw duplicateKey(at: ks + j)
-                }
-                index = d
+            var d = [String: Int](minimumCapacity: count)
+            for j in 0..<count where d.updateValue(j, forKey: k[j]) != nil {
+                throw duplicateKey(at: ks + j)
             }
+            index = d
         } else if count > 1 {
             for j in 1..<count {
                 for m in 0..<j where k[m] == k[j] {
@@ -387,45 +376,6 @@ private struct Parser {
         keyOffsets.truncate(to: ks)
         let values = valueStack.popArray(from: frame.valuesStart)
         return .object(JSONObject(uniqueKeys: keys, values: values, index: index))
-    }
-
-    /// Checks the `count` keys at `k` for a repeat over their UTF-8 bytes (FNV-1a into the reused
-    /// `keySlots`), throwing the first repeat's error as the dictionary check would. Returns false,
-    /// having decided nothing, when some key is not ASCII.
-    mutating func asciiKeysDistinct(_ k: UnsafeMutablePointer<String>, count: Int,
-                                    stackStart: Int) throws(JSONParseError) -> Bool {
-        var capacity = 32
-        while capacity < 2 * count { capacity *= 2 }
-        if keySlots.count < capacity {
-            keySlots = [Int32](repeating: 0, count: capacity)
-        } else {
-            keySlots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        }
-        let mask = capacity - 1
-        var repeatAt = -1
-        let ascii: Bool = keySlots.withUnsafeMutableBufferPointer { slots in
-            for j in 0..<count {
-                var h: UInt64 = 0xcbf2_9ce4_8422_2325
-                for b in k[j].utf8 {
-                    if b >= 0x80 { return false }
-                    h = (h ^ UInt64(b)) &* 0x100_0000_01b3
-                }
-                var s = Int(truncatingIfNeeded: h ^ (h >> 29)) & mask
-                while slots[s] != 0 {
-                    if k[Int(slots[s]) - 1] == k[j] {
-                        // The earliest repeat in key order is reported: finish the ASCII check first.
-                        if repeatAt < 0 { repeatAt = j }
-                        break
-                    }
-                    s = (s + 1) & mask
-                }
-                if slots[s] == 0 { slots[s] = Int32(truncatingIfNeeded: j + 1) }
-            }
-            return true
-        }
-        guard ascii else { return false }
-        if repeatAt >= 0 { throw duplicateKey(at: stackStart + repeatAt) }
-        return true
     }
 
     func duplicateKey(at stackIndex: Int) -> JSONParseError {

@@ -16,11 +16,9 @@ public enum JSONValue: Equatable, Sendable {
 public struct JSONObject: Equatable, Sendable {
     public private(set) var keys: [String]
     public private(set) var values: [JSONValue]
-    /// Key → position for larger objects, where a linear scan would cost more than hashing (views
-    /// maps with thousands of entries). Built on the first lookup by key, not with the object: a
-    /// document's large maps are read in order (validation walks `keys` and `values`) and most are
-    /// never looked up by key, so hashing every key up front was pure cost on the cold path.
-    private var index: KeyIndex?
+    /// Index from key to position, built only for larger objects where a linear
+    /// scan would cost more than hashing (views maps with thousands of entries).
+    private var index: [String: Int]?
 
     static let indexThreshold = 12
 
@@ -43,7 +41,8 @@ public struct JSONObject: Equatable, Sendable {
     init(uniqueKeys keys: [String], values: [JSONValue], index: [String: Int]?) {
         self.keys = keys
         self.values = values
-        self.index = keys.count > Self.indexThreshold ? KeyIndex(index) : nil
+        self.index = index
+        if index == nil && keys.count > Self.indexThreshold { rebuildIndex() }
     }
 
     public var count: Int { keys.count }
@@ -53,7 +52,7 @@ public struct JSONObject: Equatable, Sendable {
     public var entries: Zip2Sequence<[String], [JSONValue]> { zip(keys, values) }
 
     public func position(of key: String) -> Int? {
-        if let index { return index.position(of: key, in: keys) }
+        if let index { return index[key] }
         return keys.firstIndex(of: key)
     }
 
@@ -69,11 +68,10 @@ public struct JSONObject: Equatable, Sendable {
             } else if let newValue {
                 keys.append(key)
                 values.append(newValue)
-                if index != nil, isKnownUniquelyReferenced(&index!) {
-                    index!.appended(key, at: keys.count - 1)
+                if index != nil {
+                    index![key] = keys.count - 1
                 } else if keys.count > Self.indexThreshold {
-                    // Shared with a copy (or not there yet): this object gets its own, built on demand.
-                    index = KeyIndex(nil)
+                    rebuildIndex()
                 }
             }
         }
@@ -82,8 +80,13 @@ public struct JSONObject: Equatable, Sendable {
     private mutating func remove(at i: Int) {
         keys.remove(at: i)
         values.remove(at: i)
-        // Positions after `i` moved: rebuilt on the next lookup.
-        index = keys.count > Self.indexThreshold ? KeyIndex(nil) : nil
+        if index != nil { rebuildIndex() }
+    }
+
+    private mutating func rebuildIndex() {
+        var d = [String: Int](minimumCapacity: keys.count)
+        for (i, k) in keys.enumerated() { d[k] = i }
+        index = d
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
