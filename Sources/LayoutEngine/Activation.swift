@@ -17,17 +17,21 @@ struct ActivationContext {
         self.delegate = document.delegate
         self.flags = document.flags
         self.delegateMemory = delegateMemory
+        // Visibility matters only to rules that look at it; most documents have none. The views by
+        // id and the guides are read only by those rules, so only then are they built (a copy of
+        // every view into a dictionary was most of this context's cost).
+        let needsVisibility = document.constraints.contains { Self.needsVisibility($0.activation) }
+        self.hasVisibility = needsVisibility
         var byID: [String: View] = [:]
         var guides = Set<String>()
         var roots: [String: FrameSpec] = [:]
         for v in document.views {
-            byID[v.id] = v
-            if v.kind == .guide { guides.insert(v.id) }
+            if needsVisibility {
+                byID[v.id] = v
+                if v.kind == .guide { guides.insert(v.id) }
+            }
             if v.isRoot { roots[v.id] = v.frame }
         }
-        // Visibility matters only to rules that look at it; most documents have none.
-        let needsVisibility = document.constraints.contains { Self.needsVisibility($0.activation) }
-        self.hasVisibility = needsVisibility
         var visible: [String: Bool] = [:]
         // Up the parents to the first view whose visibility is known (or the root), then down the
         // path: a loop, not recursion, so a chain as deep as `maxViews` cannot overflow the stack

@@ -42,10 +42,11 @@ extension LayoutSystem {
         viewStart.append(Int32(out.count))
         // Every view has its variables now; entries find them by position (one hash per term).
         let vars = document.views.map { variables[$0.id] }
+        var scratch = EntryScratch()
         for entry in document.constraints {
             entryStart.append(Int32(out.count))
             Self.compileEntry(entry, direction: document.direction, views: document.views, index: index,
-                              variables: vars, activation: activation, into: &out)
+                              variables: vars, activation: activation, scratch: &scratch, into: &out)
         }
         entryStart.append(Int32(out.count))
         return (out, viewStart, entryStart)
@@ -120,17 +121,48 @@ extension LayoutSystem {
     static func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
                              variables: [ViewVariables?], activation: ActivationContext,
                              into out: inout [CompiledConstraint]) {
+        var scratch = EntryScratch()
+        compileEntry(entry, direction: direction, views: views, index: index, variables: variables,
+                     activation: activation, scratch: &scratch, into: &out)
+    }
+
+    /// What compiling one entry after another reuses.
+    struct EntryScratch {
+        /// The raw terms of the item being compiled, so that a document's compilation allocates
+        /// one array per constraint (its canonical terms), not two.
+        var terms: [Term] = []
+        /// The last two views looked up, with their positions: consecutive entries mostly tie the
+        /// same two views (a view's edges to its parent, one after another), and comparing a
+        /// short id costs less than hashing it. `==` is the dictionary's own key equality, so a
+        /// hit is the position `index` would give.
+        var recent: (String, Int)? = nil
+        var older: (String, Int)? = nil
+
+        init() { terms.reserveCapacity(16) }
+
+        mutating func position(of view: String, in index: [String: Int]) -> Int? {
+            if let r = recent, r.0 == view { return r.1 }
+            if let o = older, o.0 == view { return o.1 }
+            guard let i = index[view] else { return nil }
+            older = recent
+            recent = (view, i)
+            return i
+        }
+    }
+
+    static func compileEntry(_ entry: ConstraintEntry, direction: LayoutDirection, views: [View], index: [String: Int],
+                             variables: [ViewVariables?], activation: ActivationContext,
+                             scratch: inout EntryScratch, into out: inout [CompiledConstraint]) {
         for (k, item) in entry.items.enumerated() {
-            var terms: [Term] = []
-            terms.reserveCapacity(item.terms.count * 2)
+            scratch.terms.removeAll(keepingCapacity: true)
             var constant = item.constant
             for t in item.terms {
-                guard let i = index[t.anchor.view], let v = variables[i] else { continue }
+                guard let i = scratch.position(of: t.anchor.view, in: index), let v = variables[i] else { continue }
                 AnchorTranslation.accumulate(t.anchor.attribute, of: views[i], v,
                                              direction: direction, coefficient: t.coefficient,
-                                             into: &terms, constant: &constant)
+                                             into: &scratch.terms, constant: &constant)
             }
-            out.append(CompiledConstraint(key: .entry(entry.id, k), terms: AnchorTranslation.canonical(terms),
+            out.append(CompiledConstraint(key: .entry(entry.id, k), terms: AnchorTranslation.canonical(scratch.terms),
                                           constant: constant, relation: item.relation.solverRelation,
                                           priority: item.priority, active: activation.isActive(entry, item)))
         }
