@@ -12,4 +12,9 @@ struct Scratch: Sendable {
     /// `shiftMarker`'s lists of rows it made negative and restricted rows it shifted.
     var negative: [Int32] = []
     var shifted: [Int32] = []
+    /// `raiseParameters`' and `lowerParameters`' stack of rows to visit.
+    var raised: [Int32] = []
+    /// `installWithReferences`' dependents of the subject, and their marks by symbol.
+    var dependents: [Int32] = []
+    var isDependent: [Bool] = []
 }

@@ -18,6 +18,17 @@ extension Solver {
     /// Returns false when no subject exists.
     mutating func installReduced(_ row: inout Row, _ record: ConstraintRecord) -> Bool {
         let original = row
+        // An external subject is found without the full expansion when the row reaches parameters
+        // (Solver+Subject.swift), and installed with its references. When the search skipped no
+        // chain, the full expansion costs little more than it did, and a short expansion is
+        // cheaper installed as it is (see `referenceThreshold`): the row is handled as below.
+        if installsWithReferences && original.cells.contains(where: { carriesParameters($0.symbol) }) {
+            let (subject, skipped) = parameterSubject(original)
+            if let subject, skipped, installWithReferences(original, subject: subject) {
+                row = Row()
+                return true
+            }
+        }
         expand(&row)
         if row.constant < 0 { row.negate() }
         guard let subject = chooseSubject(row, record) else { return false }

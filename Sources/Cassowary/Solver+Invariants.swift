@@ -38,6 +38,15 @@ extension Solver {
                 expected[si].append(Int32(i))
             }
         }
+        // A row not flagged `mayHoldParameters` holds no parameter and no flagged reference.
+        for i in tableau.slots.indices where tableau.slots[i].isBasic && tableau.slots[i].kind == .external && !tableau.slots[i].mayHoldParameters {
+            for cell in tableau.slots[i].row.cells where tableau.slots[Int(cell.symbol)].kind == .external {
+                let s = Int(cell.symbol)
+                if !tableau.slots[s].isBasic || tableau.slots[s].mayHoldParameters {
+                    out.append("row \(i) holds \(s), which carries parameters, but is not flagged")
+                }
+            }
+        }
         if tableau.status.count != tableau.slots.count {
             out.append("tableau.status holds \(tableau.status.count) symbols, tableau.slots \(tableau.slots.count)")
         } else {

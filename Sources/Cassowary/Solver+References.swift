@@ -27,17 +27,27 @@ extension Solver {
     /// than `dependentLimit` dependents or `installsWithReferences` is off.
     mutating func installWithReferences(_ row: Row, subject x: Int32) -> Bool {
         guard installsWithReferences else { return false }
+        // The dependents and their marks live in scratch buffers: most subjects have one or two
+        // dependents, and a set and an array allocated per row cost more than the rest of it.
         var dependents: [Int32] = []
-        var isDependent: Set<Int32> = []
-        guard collectDependents(of: x, into: &dependents, set: &isDependent) else { return false }
+        swap(&dependents, &scratch.dependents)
+        if scratch.isDependent.count < tableau.slots.count {
+            scratch.isDependent.append(contentsOf: repeatElement(false, count: tableau.slots.count - scratch.isDependent.count))
+        }
+        defer {
+            for y in dependents { scratch.isDependent[Int(y)] = false }
+            dependents.removeAll(keepingCapacity: true)
+            swap(&dependents, &scratch.dependents)
+        }
+        guard collectDependents(of: x, into: &dependents) else { return false }
         var r = row
         // Every expansion removes a dependent from the row (its own row holds only older ones):
         // at most one pass per dependent.
         for _ in 0...dependents.count {
-            guard let y = r.cells.first(where: { isDependent.contains($0.symbol) })?.symbol else { break }
+            guard let y = r.cells.first(where: { scratch.isDependent[Int($0.symbol)] })?.symbol else { break }
             expandOne(y, in: &r)
         }
-        guard !r.cells.contains(where: { isDependent.contains($0.symbol) }), abs(r.coefficient(x)) >= Tolerance.zero else { return false }
+        guard !r.cells.contains(where: { scratch.isDependent[Int($0.symbol)] }), abs(r.coefficient(x)) >= Tolerance.zero else { return false }
         r.solve(for: x)
         installRow(x, r)
         restamp(dependents)
@@ -53,20 +63,26 @@ extension Solver {
     /// The rows that hold `x`, directly or through other rows, in an order that keeps references
     /// pointing back: reduced rows (stamp 0: they reference only `x` once it is basic) first,
     /// then by stamp. Only external rows reference externals (restricted rows are reduced, and
-    /// objectives hold restricted symbols only). False when there are more than `dependentLimit`.
-    func collectDependents(of x: Int32, into out: inout [Int32], set seen: inout Set<Int32>) -> Bool {
+    /// objectives hold restricted symbols only). Marks each in `scratch.isDependent` (the caller
+    /// clears the marks of `out`). False when there are more than `dependentLimit`.
+    mutating func collectDependents(of x: Int32, into out: inout [Int32]) -> Bool {
         out.removeAll(keepingCapacity: true)
-        seen.removeAll(keepingCapacity: true)
-        var stack: [Int32] = [x]
-        while let s = stack.popLast() {
-            for y in tableau.slots[Int(s)].column where tableau.slots[Int(y)].kind == .external && !seen.contains(y) {
-                seen.insert(y)
+        // `out` doubles as the stack: entries before `next` have had their columns read.
+        var next = 0
+        var s = x
+        while true {
+            for y in tableau.slots[Int(s)].column where tableau.slots[Int(y)].kind == .external && !scratch.isDependent[Int(y)] {
+                scratch.isDependent[Int(y)] = true
                 out.append(y)
-                stack.append(y)
                 if out.count > Self.dependentLimit { return false }
             }
+            guard next < out.count else { break }
+            s = out[next]
+            next += 1
         }
-        out.sort { (tableau.slots[Int($0)].stamp, $0) < (tableau.slots[Int($1)].stamp, $1) }
+        if out.count > 1 {
+            out.sort { (tableau.slots[Int($0)].stamp, $0) < (tableau.slots[Int($1)].stamp, $1) }
+        }
         return true
     }
 

@@ -71,6 +71,9 @@ extension Solver {
         tableau.slots[i].row = row
         setBasic(i, true)
         if tableau.slots[i].kind == .external {
+            tableau.slots[i].mayHoldParameters = tableau.slots[i].row.cells.contains { carriesParameters($0.symbol) }
+            // A parameter that became basic: the rows that held it may hold none now.
+            if !tableau.slots[i].mayHoldParameters && !tableau.slots[i].column.isEmpty { lowerParameters(holdersOf: s) }
             // A row with references gets the next stamp (it references older rows); a reduced row
             // references nothing and never will (substitutions add only non-basic symbols): stamp
             // 0, before every row that may come to reference it.
@@ -93,7 +96,11 @@ extension Solver {
         var row = Row()
         swap(&row, &tableau.slots[i].row)
         setBasic(i, false)
-        if tableau.slots[i].kind == .external { markDirty(s) }
+        if tableau.slots[i].kind == .external {
+            markDirty(s)
+            // The rows that reference it now hold a parameter.
+            for b in tableau.slots[i].column { raiseParameters(b) }
+        }
         for j in row.cells.indices {
             unindex(row.cells[j].symbol, slot: row.cells[j].slot)
             row.cells[j].slot = -1
@@ -112,8 +119,10 @@ extension Solver {
             for b in column where tableau.slots[Int(b)].stamp != 0 { index(b, cell: tableau.slots[Int(b)].row.search(s)) }
             column = Column(column.filter { tableau.slots[Int($0)].stamp == 0 })
         }
+        let carries = row.cells.contains { carriesParameters($0.symbol) }
         for b in column {
             let bi = Int(b)
+            if carries { raiseParameters(b) }
             // The cell's slot needs no update: s's column is being emptied.
             let c = tableau.slots[bi].row.remove(s)
             scratch.inserted.removeAll(keepingCapacity: true)

@@ -34,6 +34,11 @@ struct SymbolSlot: Sendable {
     var stamp: Int32 = 0
     var kind: SymbolKind
     var isBasic = false
+    /// For a basic external: its row's expansion may hold a parameter (a non-basic external).
+    /// False only when it certainly holds none, so that choosing a subject can skip the row and
+    /// everything it references (see Solver+Subject.swift). Meaningless otherwise. Sits in the
+    /// padding after `isBasic`: the slot stays 48 bytes.
+    var mayHoldParameters = false
     /// The basic symbols whose rows hold this one, in no particular order (each cell records its
     /// slot, so a row leaves a column in O(1)); short ones inline (see `Column`).
     var column = Column()
