@@ -114,13 +114,18 @@ def feed(views, root_width=390.0):
     return {"views": vs, "constraints": cs}
 
 
-def bundle(views, edits=2000, seed=0, root_width=None):
-    doc = feed(views) if root_width is None else feed(views, root_width)
-    return {"meta": dict(workloads.counts(doc), workload="feed", seed=seed,
+def bundle_of(doc, workload, edits, seed):
+    """`doc` as a bundle of ../shared/bench/workloads.py's format (widths and constant changes
+    drawn as it draws them)."""
+    return {"meta": dict(workloads.counts(doc), workload=workload, seed=seed,
                          rootWidth=doc["views"]["root"]["frame"]["width"]),
             "document": doc,
             "widths": workloads.widths(edits, seed * 7919 + 1),
             "constantChanges": workloads.constant_changes(doc, edits, seed * 7919 + 2)}
+
+
+def bundle(views, edits=2000, seed=0, root_width=None):
+    return bundle_of(feed(views) if root_width is None else feed(views, root_width), "feed", edits, seed)
 
 
 def main(argv=None):

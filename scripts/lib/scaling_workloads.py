@@ -16,6 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "bench"))
 import workloads  # noqa: E402  (../shared/bench: widths, constant_changes, counts)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import feed_workload  # noqa: E402  (bundle_of)
 
 
 def con(cs, cid, first, rel, second=None, constant=0.0, priority=1000):
@@ -101,12 +103,7 @@ SHAPES = {"flat": flat, "deep": deep, "distribute": distribute, "vfl": vfl}
 
 
 def bundle(workload, views, edits=200, seed=0):
-    doc = SHAPES[workload](views)
-    return {"meta": dict(workloads.counts(doc), workload=workload, seed=seed,
-                         rootWidth=doc["views"]["root"]["frame"]["width"]),
-            "document": doc,
-            "widths": workloads.widths(edits, seed * 7919 + 1),
-            "constantChanges": workloads.constant_changes(doc, edits, seed * 7919 + 2)}
+    return feed_workload.bundle_of(SHAPES[workload](views), workload, edits, seed)
 
 
 def main(argv=None):
