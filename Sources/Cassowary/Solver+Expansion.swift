@@ -17,40 +17,7 @@ extension Solver {
         var touched: [Int32] = []
         swap(&touched, &scratch.touched)
         touched.removeAll(keepingCapacity: true)
-        var constant = row.constant
-        // Newest first (a max-heap on the install stamp): a row references older rows, so shared
-        // references cancel before they are expanded.
-        // A basic symbol is pushed when it enters the accumulated row; one that cancels or is
-        // pushed twice pops with a zero coefficient and is skipped.
-        var heap = StampHeap()
-        for cell in row.cells {
-            let s = cell.symbol
-            scratch.expansion[Int(s)] = cell.coefficient
-            touched.append(s)
-            if tableau.slots[Int(s)].isBasic { heap.push(s, tableau.slots[Int(s)].stamp) }
-        }
-        while let x = heap.pop() {
-            let c = scratch.expansion[Int(x)]
-            if c == 0 { continue }
-            scratch.expansion[Int(x)] = 0
-            constant += c * tableau.slots[Int(x)].row.constant
-            for cell in tableau.slots[Int(x)].row.cells {
-                let s = cell.symbol
-                let si = Int(s)
-                let old = scratch.expansion[si]
-                if old == 0 {
-                    let v = c * cell.coefficient
-                    if abs(v) >= Tolerance.zero {
-                        scratch.expansion[si] = v
-                        touched.append(s)
-                        if tableau.slots[si].isBasic { heap.push(s, tableau.slots[si].stamp) }
-                    }
-                } else {
-                    let v = old + c * cell.coefficient
-                    scratch.expansion[si] = abs(v) < Tolerance.zero ? 0 : v
-                }
-            }
-        }
+        let constant = accumulate(row, scope: .full, touched: &touched).constant
         touched.sort()
         var out = Row(constant: constant)
         // Exactly as long as the result (the row is stored as it is: the touched symbols, which
@@ -73,6 +40,61 @@ extension Solver {
         }
         swap(&touched, &scratch.touched)
         row = out
+    }
+
+    /// What `accumulate` follows: every reference (`expand`), or only the parameters and the
+    /// references flagged `mayHoldParameters` (the subject search, Solver+Subject.swift).
+    enum ExpansionScope { case full, parameters }
+
+    /// Sums `row` into `scratch.expansion` with every reference in `scope` replaced by its row,
+    /// recursively, newest first (a max-heap on the install stamp: a row references older rows,
+    /// so shared references cancel before they are expanded). A basic symbol is pushed when it
+    /// enters the sum; one that cancels or is pushed twice pops with a zero coefficient and is
+    /// skipped. Each symbol entered is appended to `touched` (cancelled ones too, possibly twice);
+    /// references end at zero. Returns the constant of the sum (`.full` only) and whether a
+    /// reference left out (`.parameters`) references rows itself.
+    @inline(__always)
+    mutating func accumulate(_ row: Row, scope: ExpansionScope, touched: inout [Int32]) -> (constant: Double, skippedChain: Bool) {
+        var constant = row.constant
+        var skippedChain = false
+        var heap = StampHeap()
+        for cell in row.cells {
+            let s = cell.symbol
+            if scope == .parameters && !carriesParameters(s) {
+                if tableau.slots[Int(s)].isBasic && tableau.slots[Int(s)].stamp != 0 { skippedChain = true }
+                continue
+            }
+            scratch.expansion[Int(s)] = cell.coefficient
+            touched.append(s)
+            if tableau.slots[Int(s)].isBasic { heap.push(s, tableau.slots[Int(s)].stamp) }
+        }
+        while let x = heap.pop() {
+            let c = scratch.expansion[Int(x)]
+            if c == 0 { continue }
+            scratch.expansion[Int(x)] = 0
+            constant += c * tableau.slots[Int(x)].row.constant
+            for cell in tableau.slots[Int(x)].row.cells {
+                let s = cell.symbol
+                let si = Int(s)
+                if scope == .parameters && !carriesParameters(s) {
+                    if tableau.slots[si].isBasic && tableau.slots[si].stamp != 0 { skippedChain = true }
+                    continue
+                }
+                let old = scratch.expansion[si]
+                if old == 0 {
+                    let v = c * cell.coefficient
+                    if abs(v) >= Tolerance.zero {
+                        scratch.expansion[si] = v
+                        touched.append(s)
+                        if tableau.slots[si].isBasic { heap.push(s, tableau.slots[si].stamp) }
+                    }
+                } else {
+                    let v = old + c * cell.coefficient
+                    scratch.expansion[si] = abs(v) < Tolerance.zero ? 0 : v
+                }
+            }
+        }
+        return (constant, skippedChain)
     }
 
     /// A non-basic external of the row that no row references: making it basic with the row as it

@@ -87,43 +87,7 @@ extension Solver {
         var touched: [Int32] = []
         swap(&touched, &scratch.touched)
         touched.removeAll(keepingCapacity: true)
-        var skipped = false
-        var heap = StampHeap()
-        for cell in row.cells {
-            let s = cell.symbol
-            guard carriesParameters(s) else {
-                if tableau.status[Int(s)].isBasic && tableau.slots[Int(s)].stamp != 0 { skipped = true }
-                continue
-            }
-            scratch.expansion[Int(s)] = cell.coefficient
-            touched.append(s)
-            if tableau.status[Int(s)].isBasic { heap.push(s, tableau.slots[Int(s)].stamp) }
-        }
-        while let x = heap.pop() {
-            let c = scratch.expansion[Int(x)]
-            if c == 0 { continue }
-            scratch.expansion[Int(x)] = 0
-            for cell in tableau.slots[Int(x)].row.cells {
-                let s = cell.symbol
-                let si = Int(s)
-                guard carriesParameters(s) else {
-                    if tableau.status[si].isBasic && tableau.slots[si].stamp != 0 { skipped = true }
-                    continue
-                }
-                let old = scratch.expansion[si]
-                if old == 0 {
-                    let v = c * cell.coefficient
-                    if abs(v) >= Tolerance.zero {
-                        scratch.expansion[si] = v
-                        touched.append(s)
-                        if tableau.status[si].isBasic { heap.push(s, tableau.slots[si].stamp) }
-                    }
-                } else {
-                    let v = old + c * cell.coefficient
-                    scratch.expansion[si] = abs(v) < Tolerance.zero ? 0 : v
-                }
-            }
-        }
+        let skipped = accumulate(row, scope: .parameters, touched: &touched).skippedChain
         // What is left non-zero are parameters (every reference was zeroed when expanded).
         // The shortest column, ties to the lowest symbol: `chooseSubject`'s order.
         var best: Int32 = -1
