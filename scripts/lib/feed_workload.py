@@ -26,8 +26,11 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "bench"))
-import workloads  # noqa: E402  (../shared/bench: widths, constant_changes, counts)
+# The comparison programs' directory, as the scripts find it (docs/benchmarks.md, "Comparison
+# programs"): $SHARED, by default `shared` next to this checkout.
+SHARED = os.environ.get("SHARED") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared")
+sys.path.insert(0, os.path.join(SHARED, "bench"))
+import workloads  # noqa: E402  ($SHARED/bench: widths, constant_changes, counts)
 
 
 def feed(views, root_width=390.0):

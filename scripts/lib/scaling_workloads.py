@@ -1,5 +1,5 @@
 """Documents for scripts/bench-cold-scaling (issue 32): shapes whose cold build must scale
-linearly, in the bundle format of ../shared/bench/workloads.py (layout-bench --bundle).
+linearly, in the bundle format of $SHARED/bench/workloads.py (layout-bench --bundle).
 
   python3 scripts/lib/scaling_workloads.py bundle --workload flat --views 1000 > flat-1000.json
 
@@ -14,10 +14,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "bench"))
-import workloads  # noqa: E402  (../shared/bench: widths, constant_changes, counts)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import feed_workload  # noqa: E402  (bundle_of)
+import feed_workload  # noqa: E402  (bundle_of; it finds $SHARED/bench/workloads.py)
 
 
 def con(cs, cid, first, rel, second=None, constant=0.0, priority=1000):
