@@ -29,6 +29,7 @@ struct CompiledConstraint: Sendable {
     }
 
     var key: Key
+    /// Canonical (`AnchorTranslation.canonical`, or one term): ascending by variable, merged.
     var terms: [Term]
     var constant: Double
     var relation: Cassowary.Relation

@@ -77,8 +77,9 @@ extension LayoutSystem {
         // variable, and only when one does (one array read for most of a document).
         var marked = [Bool](repeating: false, count: viewOfVariable.count)
         var byFirst: [Int32: [[Term]]] = [:]
+        // Compiled terms are canonical: ascending by variable.
         for p in out {
-            let terms = compiled[p].terms.sorted { $0.variable < $1.variable }
+            let terms = compiled[p].terms
             guard let first = terms.first, Int(first.variable.index) < marked.count else { continue }
             marked[Int(first.variable.index)] = true
             byFirst[first.variable.index, default: []].append(terms)
@@ -87,17 +88,19 @@ extension LayoutSystem {
         let known = Set(out)
         for p in compiled.indices {
             let c = compiled[p]
-            guard let first = c.terms.min(by: { $0.variable < $1.variable })?.variable,
+            guard let first = c.terms.first?.variable,
                   Int(first.index) < marked.count, marked[Int(first.index)],
                   c.active, solverIDs[p] != nil, !known.contains(p) else { continue }
-            let terms = c.terms.sorted { $0.variable < $1.variable }
-            guard byFirst[first.index]?.contains(where: { Self.parallel($0, terms) }) == true else { continue }
-            // Holds with equality: within the tolerance `breaks` counts as satisfied.
-            guard abs(value(of: c.expression)) <= 1e-7 else { continue }
+            guard byFirst[first.index]?.contains(where: { Self.parallel($0, c.terms) }) == true else { continue }
+            // Holds with equality, as `breaks` counts a constraint satisfied.
+            guard abs(value(of: c.expression)) <= Self.satisfiedTolerance else { continue }
             out.append(p)
         }
         return out.sorted()
     }
+
+    /// A constraint held to within this is satisfied: the solver's values carry rounding.
+    static let satisfiedTolerance = 1e-7
 
     /// The same variables (both sorted by variable) with proportional coefficients.
     static func parallel(_ a: [Term], _ b: [Term]) -> Bool {
@@ -251,8 +254,7 @@ extension LayoutSystem {
                         describe: (Int) -> ExplainedConstraint) -> [ExplainedBreak] {
         var conflicts: [ConstraintID: [ConstraintID]] = [:]
         if solver.brokenCount > 0 { for (id, others) in solver.brokenConstraints { conflicts[id] = others } }
-        // A constraint held to within this is satisfied: the solver's values carry rounding.
-        let tolerance = 1e-7
+        let tolerance = Self.satisfiedTolerance
         var out: [ExplainedBreak] = []
         // The anchor has at most four variables: compared in a list, not hashed for every term of
         // every constraint (this scan is most of an answer's cost in a large document).

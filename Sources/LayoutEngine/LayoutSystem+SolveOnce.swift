@@ -19,17 +19,9 @@ extension LayoutSystem {
     /// rebuild, which compiles the document again. The caller should pass its only reference
     /// (`consume`): otherwise emptying the items copies the entries and frees nothing.
     public static func solveOnce(_ document: consuming Document, coordinates: Coordinates = .relative) -> SolvedOnce {
-        var system = LayoutSystem(unbuiltOnce: document)
-        system.build(rememberingDelegates: [:])
-        system.settleText()
+        let system = LayoutSystem(document: document, delegateMemory: [:], once: true)
         let diagnostics = system.diagnostics
         return SolvedOnce(frames: system.frames(coordinates), diagnostics: diagnostics)
-    }
-
-    private init(unbuiltOnce document: consuming Document) {
-        self.activation = ActivationContext(document: copy document, delegateMemory: [:])
-        self.document = document
-        self.solvedOnce = true
     }
 
     /// A one-shot build lets go of what only edits read (see `solveOnce`).

@@ -90,8 +90,15 @@ public struct LayoutSystem: Sendable {
     /// entry in the document's `delegate` in the state `delegateMemory` gives (the state a session
     /// remembered: `rememberedDelegates`), as the session it came from had it.
     public init(document: Document, delegateMemory: [String: Bool]) {
+        self.init(document: document, delegateMemory: delegateMemory, once: false)
+    }
+
+    /// The one build from a document; `once`: a system solved once and never edited
+    /// (`solveOnce`), whose build lets go of what only edits read.
+    init(document: consuming Document, delegateMemory: [String: Bool], once: Bool) {
+        self.activation = ActivationContext(document: copy document, delegateMemory: delegateMemory)
         self.document = document
-        self.activation = ActivationContext(document: document, delegateMemory: delegateMemory)
+        self.solvedOnce = once
         build(rememberingDelegates: delegateMemory)
         settleText()
     }
